@@ -1,0 +1,48 @@
+// The error taxonomy: one line per code. /capabilities publishes it and docs/api.md lists
+// it; a drift test keeps the three in step.
+export const errorCatalog = {
+  INVALID_REQUEST: { status: 400, title: 'Bad query or body; details[] names each parameter' },
+  UNAUTHORIZED: { status: 401, title: 'No token, unknown token, or an expired, revoked or paused credential' },
+  FORBIDDEN: { status: 403, title: 'Missing scope, address not allowed, or integrationKey not the caller' },
+  NOT_FOUND: { status: 404, title: 'Unknown route, record or id, or a route switched off by a flag' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not served on an existing path; see Allow' },
+  CONFLICT: { status: 409, title: 'Already decided, already claimed, or idempotency key reused with another body' },
+  CURSOR_EXPIRED: { status: 410, title: 'Cursor points before the change log retention; restart from a checkpoint' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Body over 1 MiB' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'A body that is not application/json' },
+  RATE_LIMIT_EXCEEDED: { status: 429, title: 'Too many requests; retry after Retry-After seconds' },
+  INTERNAL_ERROR: { status: 500, title: 'Unexpected failure; no internals are disclosed' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'The database cannot be reached' },
+} as const satisfies Record<string, { status: number; title: string }>
+
+export type ErrorCode = keyof typeof errorCatalog
+
+export interface ErrorDetail {
+  readonly param: string
+  readonly problem: string
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: readonly ErrorDetail[],
+    readonly headers?: Readonly<Record<string, string>>,
+  ) {
+    super(message)
+  }
+
+  get status(): number {
+    return errorCatalog[this.code].status
+  }
+}
+
+export const invalid = (param: string, problem: string) =>
+  new ApiError('INVALID_REQUEST', `Invalid parameter: ${param}`, [{ param, problem }])
+
+export const invalidMany = (details: readonly ErrorDetail[]) =>
+  new ApiError('INVALID_REQUEST', `Invalid parameters: ${[...new Set(details.map((d) => d.param))].join(', ')}`, details)
+
+export const notFound = (what: string) => new ApiError('NOT_FOUND', what)
+
+export const missingScope = (scope: string) => new ApiError('FORBIDDEN', `Missing required scope: ${scope}`)

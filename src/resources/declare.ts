@@ -1,0 +1,130 @@
+// A resource type is declared once, as data. Routes, validation, storage tables, the
+// OpenAPI document, /capabilities, /schema and the docs are all derived from these
+// declarations. `declareResource` checks a declaration and returns a frozen `Resource`.
+import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import './formats.js'
+
+export type ColumnType = 'text' | 'integer' | 'real' | 'boolean' | 'timestamp'
+
+/** A column mirrored from the document so queries can use an index. Name = document field. */
+export interface ColumnDeclaration {
+  readonly type: ColumnType
+  readonly unique?: boolean
+  /** Unique only together with these other columns (e.g. slug per section). */
+  readonly uniqueWith?: readonly string[]
+}
+
+/** How a list query parameter narrows the result. */
+export type ListParamDeclaration =
+  | { readonly kind: 'equals'; readonly column: string; readonly type: 'text' | 'integer' }
+  | { readonly kind: 'search' } // `q`/`search`: case-insensitive contains over `searchColumns`
+  | { readonly kind: 'arrayContains'; readonly path: string } // a value in a document array
+  | { readonly kind: 'withinDays'; readonly column: string } // column >= now - N days
+  | { readonly kind: 'lowStock' } // products: hasUnlimitedStock false and totalStock <= threshold
+  | { readonly kind: 'integer'; readonly min: number; readonly default: number } // parameter read by another
+
+export interface StatusDeclaration {
+  readonly values: readonly string[]
+  /** Applied when the caller gives no `status`; `all` removes it. Undefined: no default. */
+  readonly default?: string
+  /** Items whose status differs from the default need this scope (entries:read_all_statuses). */
+  readonly otherStatusesScope?: string
+}
+
+export interface SelectorDeclaration {
+  readonly name: string
+  readonly column: string
+  readonly type: 'text' | 'integer'
+}
+
+export interface ResourceDeclaration {
+  /** The list path and admin path segment: `entries`, `global-sets`. */
+  readonly type: string
+  /** Name in the change feed's `types` (`globalsets`, `contentblocks`). */
+  readonly changeType: string
+  /** Singular name used by webhook events (`entry`, `product`, `order`) when it emits them. */
+  readonly eventType?: 'entry' | 'product' | 'order'
+  readonly table: string
+  readonly summary: string
+  /** Scope to read it; undefined for internal resources the machine API does not serve. */
+  readonly scope?: string
+  readonly sensitiveScope?: string
+  /** Settings flag that must be on for the machine API to serve it. */
+  readonly flag?: 'enableAddressesApi' | 'enableUsersApi'
+  readonly columns: Readonly<Record<string, ColumnDeclaration>>
+  readonly searchColumns?: readonly string[]
+  readonly status?: StatusDeclaration
+  readonly sort?: { readonly allowed: readonly string[] }
+  /** Detail selectors: exactly one must be given. */
+  readonly selectors?: readonly SelectorDeclaration[]
+  /** Optional narrowing parameters for the detail endpoint. */
+  readonly selectorFilters?: readonly SelectorDeclaration[]
+  readonly listParams?: Readonly<Record<string, ListParamDeclaration>>
+  /** Public item properties (without id, uid, createdAt, updatedAt, added for every item). */
+  readonly properties: TProperties
+  /** Properties kept apart and served only with `sensitiveScope`. */
+  readonly sensitive?: TProperties
+  /** Properties the write service computes; rejected on input. */
+  readonly computed?: readonly string[]
+  /** Properties required on create. */
+  readonly required?: readonly string[]
+  /** Properties that must name an existing record of another type (by id, or by `by`). */
+  readonly references?: Readonly<Record<string, { readonly type: string; readonly by?: string }>>
+}
+
+export interface Resource extends ResourceDeclaration {
+  readonly item: TObject
+  readonly fullItem: TObject
+  readonly createInput: TObject
+  readonly updateInput: TObject
+  readonly sensitiveKeys: readonly string[]
+  readonly publicKeys: readonly string[]
+}
+
+export const baseProperties = {
+  id: Type.Integer({ minimum: 1 }),
+  uid: Type.String({ format: 'uuid' }),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
+}
+
+export function declareResource(d: ResourceDeclaration): Resource {
+  const sensitive = d.sensitive ?? {}
+  const computed = new Set(d.computed ?? [])
+  const all = { ...d.properties, ...sensitive }
+  for (const name of Object.keys(d.columns)) {
+    if (!(name in all)) throw new Error(`${d.type}: column ${name} is not a declared property`)
+  }
+  for (const name of d.searchColumns ?? []) {
+    if (!(name in d.columns)) throw new Error(`${d.type}: search column ${name} is not an indexed column`)
+  }
+  for (const s of [...(d.selectors ?? []), ...(d.selectorFilters ?? [])]) {
+    if (s.column !== 'id' && s.column !== 'uid' && !(s.column in d.columns)) {
+      throw new Error(`${d.type}: selector ${s.name} uses unindexed column ${s.column}`)
+    }
+  }
+  for (const [name, p] of Object.entries(d.listParams ?? {})) {
+    if ((p.kind === 'equals' || p.kind === 'withinDays') && !(p.column in d.columns)) {
+      throw new Error(`${d.type}: list parameter ${name} uses unindexed column ${p.column}`)
+    }
+  }
+  const writable = Object.fromEntries(Object.entries(all).filter(([k]) => !computed.has(k)))
+  const required = new Set(d.required ?? [])
+  const createProps = Object.fromEntries(
+    Object.entries(writable).map(([k, s]) => [k, required.has(k) ? s : Type.Optional(s as TSchema)]),
+  )
+  const updateProps = Object.fromEntries(Object.entries(writable).map(([k, s]) => [k, Type.Optional(s as TSchema)]))
+  return Object.freeze({
+    ...d,
+    item: Type.Object({ ...baseProperties, ...d.properties }, { additionalProperties: false }),
+    fullItem: Type.Object({ ...baseProperties, ...d.properties, ...optionalAll(sensitive) }, { additionalProperties: false }),
+    createInput: Type.Object(createProps, { additionalProperties: false }),
+    updateInput: Type.Object(updateProps, { additionalProperties: false, minProperties: 1 }),
+    sensitiveKeys: Object.keys(sensitive),
+    publicKeys: ['id', 'uid', 'createdAt', 'updatedAt', ...Object.keys(d.properties)],
+  })
+}
+
+function optionalAll(props: TProperties): TProperties {
+  return Object.fromEntries(Object.entries(props).map(([k, s]) => [k, Type.Optional(s as TSchema)]))
+}

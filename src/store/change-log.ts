@@ -1,0 +1,78 @@
+// The change log: every write appends {seq, resourceType, resourceId, action, occurredAt,
+// updatedAt} in the write's own transaction.
+//
+// Commit order: on PostgreSQL a sequence hands out numbers at insert time, not at commit,
+// so a reader could see seq 11 committed while seq 10 is still in flight and skip 10 for
+// ever. Appends therefore take a transaction-scoped advisory lock just before inserting
+// (the last step of every write transaction), so numbers are assigned and committed in
+// the same order. SQLite has one writer at a time and needs nothing.
+import { sql } from 'kysely'
+import type { Db, DialectAdapter } from './database.js'
+import type { ChangeEvent } from './content-store.js'
+
+export type ChangeAction = 'created' | 'updated' | 'deleted'
+
+export const CHANGE_LOG_LOCK = 7270002
+
+export interface ChangeRow {
+  readonly seq: number
+  readonly resourceType: string
+  readonly resourceId: number
+  readonly action: ChangeAction
+  readonly occurredAt: number
+  readonly updatedAt: number
+}
+
+export async function appendChanges(tx: Db, adapter: DialectAdapter, events: ChangeEvent[]): Promise<void> {
+  if (adapter.name === 'postgres') await sql`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`.execute(tx)
+  const batch = 5000
+  for (let start = 0; start < events.length; start += batch) {
+    const slice = events.slice(start, start + batch)
+    const rows = await tx.insertInto('change_log').values(slice.map((e) => ({
+      resource_type: e.resource.changeType,
+      resource_id: e.resourceId,
+      action: e.action,
+      occurred_at: e.occurredAt,
+      updated_at: e.updatedAt,
+    }))).returning('seq').execute()
+    rows.forEach((row, i) => { slice[i].seq = Number(row.seq) })
+  }
+}
+
+export interface ChangePageQuery {
+  readonly afterSeq: number
+  readonly types?: readonly string[]
+  readonly updatedSince?: number
+  readonly limit: number
+}
+
+/** Changes after `afterSeq` in sequence order. */
+export async function readChanges(db: Db, q: ChangePageQuery): Promise<ChangeRow[]> {
+  let query = db.selectFrom('change_log')
+    .select(['seq', 'resource_type', 'resource_id', 'action', 'occurred_at', 'updated_at'])
+    .where('seq', '>', q.afterSeq)
+  if (q.types && q.types.length > 0) query = query.where('resource_type', 'in', q.types)
+  if (q.updatedSince !== undefined) query = query.where('updated_at', '>=', q.updatedSince)
+  const rows = await query.orderBy('seq').limit(q.limit).execute()
+  return rows.map((r) => ({
+    seq: Number(r.seq),
+    resourceType: r.resource_type as string,
+    resourceId: Number(r.resource_id),
+    action: r.action as ChangeAction,
+    occurredAt: Number(r.occurred_at),
+    updatedAt: Number(r.updated_at),
+  }))
+}
+
+/** The oldest retained sequence number (0 when the log is empty). */
+export async function oldestRetainedSeq(db: Db): Promise<number> {
+  const row = await db.selectFrom('change_log').select((eb) => eb.fn.min('seq').as('min')).executeTakeFirst()
+  return Number(row?.min ?? 0)
+}
+
+/** Deletes entries older than the retention window; returns how many went. */
+export async function pruneChanges(db: Db, retentionDays: number, now = Date.now()): Promise<number> {
+  const cutoff = now - retentionDays * 86_400_000
+  const res = await db.deleteFrom('change_log').where('occurred_at', '<', cutoff).executeTakeFirst()
+  return Number(res.numDeletedRows ?? 0)
+}

@@ -1,0 +1,273 @@
+// The one write service of the content store. Admin API, import, seed and governed
+// actions all write through it: it validates, keeps stored documents and derived values
+// right, and appends to the change log, all in one transaction.
+import { randomUUID } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Resource } from '../resources/declare.js'
+import { resourceByType } from '../resources/index.js'
+import { invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
+import { columnName, type Database, type Db } from './database.js'
+import { completeRecord, isoOf, rowFor, splitSensitive, type Doc } from './documents.js'
+import { derivations, productStock } from './derivations.js'
+import { schemaProblems } from './validation.js'
+import { appendChanges, type ChangeAction } from './change-log.js'
+
+export interface ChangeEvent {
+  readonly resource: Resource
+  readonly resourceId: number
+  readonly action: ChangeAction
+  readonly occurredAt: number
+  readonly updatedAt: number
+  /** The public document after the change; null for deletes. */
+  readonly doc: Doc | null
+  /** Sequence number in the change log, set once appended. */
+  seq?: number
+}
+
+/** Runs inside the write transaction after the change log rows are appended (the outbox). */
+export type ChangeHook = (tx: Db, events: readonly ChangeEvent[]) => Promise<void>
+
+export interface Actor {
+  readonly type: 'admin' | 'credential' | 'system' | 'import'
+  readonly id: string
+}
+
+export class ContentStore {
+  private readonly hooks: ChangeHook[] = []
+
+  constructor(readonly database: Database) {}
+
+  addChangeHook(hook: ChangeHook): void {
+    this.hooks.push(hook)
+  }
+
+  /** Runs `fn` in one transaction; its changes, derived refreshes and hooks commit together. */
+  async transaction<T>(fn: (w: StoreWriter) => Promise<T>): Promise<T> {
+    return this.database.db.transaction().execute(async (trx) => {
+      const w = new StoreWriter(trx, this.database)
+      const result = await fn(w)
+      await w.flush(this.hooks)
+      return result
+    })
+  }
+
+  create(type: string, input: unknown): Promise<Doc> {
+    return this.transaction((w) => w.create(type, input))
+  }
+
+  update(type: string, id: number, patch: unknown): Promise<Doc> {
+    return this.transaction((w) => w.update(type, id, patch))
+  }
+
+  remove(type: string, id: number): Promise<void> {
+    return this.transaction((w) => w.remove(type, id))
+  }
+
+  /** The full record (public and sensitive parts) or undefined. */
+  get(type: string, id: number): Promise<Doc | undefined> {
+    return new StoreWriter(this.database.db, this.database).get(type, id)
+  }
+}
+
+function resourceOrThrow(type: string): Resource {
+  const r = resourceByType(type)
+  if (!r) throw notFound(`Unknown resource type: ${type}`)
+  return r
+}
+
+export class StoreWriter {
+  private readonly events: ChangeEvent[] = []
+  private readonly dirtyProducts = new Set<number>()
+  private readonly knownRefs = new Map<string, Set<unknown>>()
+  private lastStamp = 0
+
+  constructor(readonly tx: Db, private readonly database: Database) {}
+
+  /** Millisecond timestamp, strictly increasing within this writer. */
+  private stamp(): number {
+    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1)
+    return this.lastStamp
+  }
+
+  async get(type: string, id: number): Promise<Doc | undefined> {
+    const r = resourceOrThrow(type)
+    const row = await this.tx.selectFrom(r.table)
+      .select([this.database.adapter.docText('doc').as('doc'), this.database.adapter.docText('sensitive').as('sensitive')])
+      .where('id', '=', id).executeTakeFirst()
+    if (!row) return undefined
+    return { ...JSON.parse(row.doc as string), ...(row.sensitive ? JSON.parse(row.sensitive as string) : {}) }
+  }
+
+  async idsWhere(type: string, property: string, value: unknown): Promise<number[]> {
+    const r = resourceOrThrow(type)
+    const rows = await this.tx.selectFrom(r.table).select('id').where(columnName(property), '=', value).orderBy('id').execute()
+    return rows.map((x) => x.id as number)
+  }
+
+  markProductDirty(productId: number): void {
+    this.dirtyProducts.add(productId)
+  }
+
+  async create(type: string, input: unknown): Promise<Doc> {
+    return (await this.createMany(type, [input]))[0]
+  }
+
+  /** Creates records in batches; the first invalid one throws and nothing is kept. */
+  async createMany(type: string, inputs: readonly unknown[]): Promise<Doc[]> {
+    const r = resourceOrThrow(type)
+    const fulls: Doc[] = []
+    for (let i = 0; i < inputs.length; i++) {
+      const input = inputs[i]
+      const problems = schemaProblems(r.createInput, input)
+      if (problems.length > 0) throw invalidMany(problems)
+      await this.checkReferences(r, input as Doc)
+      const now = this.stamp()
+      const full = completeRecord(r, { ...(input as Doc), uid: randomUUID(), createdAt: isoOf(now), updatedAt: isoOf(now) })
+      await derivations[r.type]?.beforeWrite?.(this, full, undefined)
+      fulls.push(full)
+    }
+    const adapter = this.database.adapter
+    const ids = await this.allocateIds(r, fulls.length)
+    fulls.forEach((f, i) => {
+      // Put id first in the stored document, as in every item.
+      const ordered: Doc = { id: ids[i], ...f }
+      Object.keys(f).forEach((k) => delete f[k])
+      Object.assign(f, ordered)
+    })
+    // Batches stay under SQLite's bound-parameter limit.
+    const perRow = 6 + Object.keys(r.columns).length
+    const batch = Math.max(1, Math.floor(30000 / perRow))
+    for (let start = 0; start < fulls.length; start += batch) {
+      const slice = fulls.slice(start, start + batch)
+      const rows = slice.map((f) => ({ id: f.id, ...rowFor(r, adapter, f) }))
+      await this.run(r, () => this.tx.insertInto(r.table).values(rows).execute())
+      for (const f of slice) {
+        this.record(r, f, 'created')
+        await derivations[r.type]?.afterWrite?.(this, f, undefined)
+      }
+    }
+    return fulls
+  }
+
+  async update(type: string, id: number, patch: unknown): Promise<Doc> {
+    const r = resourceOrThrow(type)
+    const problems = schemaProblems(r.updateInput, patch)
+    if (problems.length > 0) throw invalidMany(problems)
+    const previous = await this.get(type, id)
+    if (!previous) throw notFound(`No ${type} record with id ${id}`)
+    await this.checkReferences(r, patch as Doc)
+    const next: Doc = { ...previous, ...(patch as Doc), id, uid: previous.uid, createdAt: previous.createdAt, updatedAt: isoOf(this.stamp()) }
+    await derivations[r.type]?.beforeWrite?.(this, next, previous)
+    await this.writeRow(r, next)
+    this.record(r, next, 'updated')
+    await derivations[r.type]?.afterWrite?.(this, next, previous)
+    return next
+  }
+
+  async remove(type: string, id: number, opts: { skipProductRefresh?: boolean } = {}): Promise<void> {
+    const r = resourceOrThrow(type)
+    const previous = await this.get(type, id)
+    if (!previous) throw notFound(`No ${type} record with id ${id}`)
+    await derivations[r.type]?.beforeDelete?.(this, previous)
+    await this.run(r, () => this.tx.deleteFrom(r.table).where('id', '=', id).execute())
+    const now = this.stamp()
+    this.events.push({ resource: r, resourceId: id, action: 'deleted', occurredAt: now, updatedAt: now, doc: null })
+    if (type === 'products') this.dirtyProducts.delete(id)
+    if (!opts.skipProductRefresh) await derivations[r.type]?.afterWrite?.(this, null, previous)
+  }
+
+  /** Applies deferred derived refreshes, appends the change log and runs the hooks. */
+  async flush(hooks: readonly ChangeHook[]): Promise<void> {
+    for (const productId of this.dirtyProducts) await this.refreshProduct(productId)
+    this.dirtyProducts.clear()
+    if (this.events.length === 0) return
+    await appendChanges(this.tx, this.database.adapter, this.events)
+    for (const hook of hooks) await hook(this.tx, this.events)
+  }
+
+  private async refreshProduct(productId: number): Promise<void> {
+    const product = await this.get('products', productId)
+    if (!product) return
+    const rows = await this.tx.selectFrom('variants').select(this.database.adapter.docText('doc').as('doc'))
+      .where('product_id', '=', productId).orderBy('id').execute()
+    const derived = productStock(rows.map((x) => JSON.parse(x.doc as string) as Doc))
+    const next: Doc = { ...product, ...derived, updatedAt: isoOf(this.stamp()) }
+    const r = resourceOrThrow('products')
+    await this.writeRow(r, next)
+    this.record(r, next, 'updated')
+  }
+
+  private record(r: Resource, full: Doc, action: ChangeAction): void {
+    const updatedAt = Date.parse(full.updatedAt as string)
+    this.events.push({
+      resource: r, resourceId: full.id as number, action, occurredAt: updatedAt, updatedAt,
+      doc: splitSensitive(r, full).doc,
+    })
+  }
+
+  private async writeRow(r: Resource, full: Doc): Promise<void> {
+    const row = rowFor(r, this.database.adapter, full)
+    delete row.uid
+    delete row.created_at
+    await this.run(r, () => this.tx.updateTable(r.table).set(row).where('id', '=', full.id as number).execute())
+  }
+
+  /** Ids for new records, taken before insert so each document is written once. */
+  private async allocateIds(r: Resource, n: number): Promise<number[]> {
+    if (n === 0) return []
+    if (this.database.adapter.name === 'postgres') {
+      const { rows } = await sql<{ id: number }>`SELECT nextval(pg_get_serial_sequence(${r.table}, 'id'))::bigint AS id FROM generate_series(1, ${n})`.execute(this.tx)
+      return rows.map((x) => Number(x.id))
+    }
+    // SQLite: one writer at a time, so the next ids are known; sqlite_sequence keeps deleted
+    // ids from being reused.
+    const { rows } = await sql<{ top: number }>`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ${r.table}), 0), COALESCE((SELECT MAX(id) FROM ${sql.table(r.table)}), 0)) AS top`.execute(this.tx)
+    const top = Number(rows[0]?.top ?? 0)
+    return Array.from({ length: n }, (_, i) => top + 1 + i)
+  }
+
+  private async checkReferences(r: Resource, values: Doc): Promise<void> {
+    const problems: ErrorDetail[] = []
+    for (const [prop, ref] of Object.entries(r.references ?? {})) {
+      const v = values[prop]
+      if (v === undefined || v === null) continue
+      const key = `${ref.type}.${ref.by ?? 'id'}`
+      const known = this.knownRefs.get(key) ?? new Set()
+      this.knownRefs.set(key, known)
+      if (known.has(v)) continue
+      const target = resourceOrThrow(ref.type)
+      const found = await this.tx.selectFrom(target.table).select('id')
+        .where(columnName(ref.by ?? 'id'), '=', v).executeTakeFirst()
+      if (found) known.add(v)
+      else problems.push({ param: prop, problem: `no ${ref.type} record with ${ref.by ?? 'id'} ${JSON.stringify(v)}` })
+    }
+    if (problems.length > 0) throw invalidMany(problems)
+  }
+
+  /** Maps unique-constraint violations to a 400 naming the field; other errors pass through. */
+  private async run<T>(r: Resource, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (e) {
+      const field = uniqueViolationField(r, e)
+      if (field) throw invalid(field, 'already used by another record')
+      throw e
+    }
+  }
+}
+
+function uniqueViolationField(r: Resource, e: unknown): string | undefined {
+  if (!(e instanceof Error)) return undefined
+  const err = e as Error & { code?: string; constraint?: string }
+  let column: string | undefined
+  if (err.code === '23505' && err.constraint) {
+    column = err.constraint.replace(`${r.table}_`, '').replace(/_unique$/, '')
+  } else if (err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
+    const cols = err.message.replace(/^.*failed: /, '').split(',').map((c) => c.trim().split('.')[1])
+    column = cols[cols.length - 1]
+  } else return undefined
+  if (column === 'uid') return 'uid'
+  const prop = Object.keys(r.columns).find((p) => columnName(p) === column)
+  return prop ?? column
+}
+

@@ -1,0 +1,118 @@
+// Opens the store on SQLite (embedded default) or PostgreSQL. Dialect differences are
+// flags and small SQL fragments on one adapter, not `if (pg)` scattered through the code.
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SQLite from 'better-sqlite3'
+import pg from 'pg'
+import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely'
+
+// Kysely<any>: tables are derived from resource declarations at run time, so a static
+// database interface would be written twice. Row shapes are typed where they are read.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = Kysely<any>
+
+export type DialectName = 'sqlite' | 'postgres'
+
+export interface DialectAdapter {
+  readonly name: DialectName
+  /** SQL type of the stored document column. */
+  readonly jsonType: string
+  readonly idColumnType: string
+  readonly booleanType: string
+  readonly bigintType: string
+  /** Serialises a boolean for a column (SQLite has no booleans). */
+  bool(v: boolean): boolean | number
+  /** The document as JSON text, ready to splice into a response without parsing. */
+  docText(column: string): RawBuilder<string>
+  /** JSON text of the value at a path (`"abc"`, `12`, `true`), or NULL. */
+  jsonAt(column: string, path: readonly string[]): RawBuilder<string | null>
+  /** The scalar at a path as plain text (strings unquoted), or NULL. */
+  textAt(column: string, path: readonly string[]): RawBuilder<string | null>
+  /** Case-insensitive LIKE. */
+  ilike(expr: RawBuilder<unknown>, pattern: string): RawBuilder<boolean>
+  /** EXISTS over the elements of an array at `path`, testing `test(elementRef)`. */
+  anyElement(column: string, path: readonly string[], test: (element: string) => RawBuilder<boolean>): RawBuilder<boolean>
+}
+
+export interface Database {
+  readonly db: Db
+  readonly adapter: DialectAdapter
+  readonly url: string
+  close(): Promise<void>
+}
+
+// pg returns BIGINT as strings by default; ids and millisecond timestamps fit in a double.
+pg.types.setTypeParser(20, (v: string) => Number(v))
+
+const jsonPath = (path: readonly string[]) => '$' + path.map((p) => `."${p.replace(/"/g, '')}"`).join('')
+const pgPath = (path: readonly string[]) => `{${path.map((p) => `"${p.replace(/["{},]/g, '')}"`).join(',')}}`
+
+const sqliteAdapter: DialectAdapter = {
+  name: 'sqlite',
+  jsonType: 'text',
+  idColumnType: 'integer primary key autoincrement',
+  booleanType: 'integer',
+  bigintType: 'integer',
+  bool: (v) => (v ? 1 : 0),
+  docText: (column) => sql<string>`${sql.ref(column)}`,
+  jsonAt: (column, path) => sql<string | null>`(${sql.ref(column)} -> ${jsonPath(path)})`,
+  textAt: (column, path) => sql<string | null>`(${sql.ref(column)} ->> ${jsonPath(path)})`,
+  ilike: (expr, pattern) => sql<boolean>`(${expr} LIKE ${pattern} ESCAPE '\\')`,
+  anyElement: (column, path, test) =>
+    sql<boolean>`EXISTS (SELECT 1 FROM json_each(${sql.ref(column)}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
+}
+
+const postgresAdapter: DialectAdapter = {
+  name: 'postgres',
+  jsonType: 'jsonb',
+  idColumnType: 'bigserial primary key',
+  booleanType: 'boolean',
+  bigintType: 'bigint',
+  bool: (v) => v,
+  docText: (column) => sql<string>`${sql.ref(column)}::text`,
+  jsonAt: (column, path) => sql<string | null>`((${sql.ref(column)} #> ${pgPath(path)})::text)`,
+  textAt: (column, path) => sql<string | null>`(${sql.ref(column)} #>> ${pgPath(path)})`,
+  ilike: (expr, pattern) => sql<boolean>`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
+  anyElement: (column, path, test) =>
+    sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${sql.ref(column)} #> ${pgPath(path)}) = 'array' THEN ${sql.ref(column)} #> ${pgPath(path)} ELSE '[]'::jsonb END) AS el(value) WHERE ${test('el.value')})`,
+}
+
+/** Element-relative helpers for `anyElement` tests: the element is JSON text on SQLite, jsonb on PG. */
+export function elementJsonAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
+  if (adapter.name === 'sqlite') {
+    // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
+    return path.length === 0
+      ? sql<string | null>`(CASE WHEN el.type = 'text' THEN json_quote(${sql.raw(element)}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${sql.raw(element)} END)`
+      : sql<string | null>`(${sql.raw(element)} -> ${jsonPath(path)})`
+  }
+  return sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`
+}
+
+export function elementTextAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
+  if (adapter.name === 'sqlite') {
+    return path.length === 0 ? sql<string | null>`${sql.raw(element)}` : sql<string | null>`(${sql.raw(element)} ->> ${jsonPath(path)})`
+  }
+  return sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`
+}
+
+export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
+  if (url.startsWith('sqlite:')) {
+    const file = url.slice('sqlite:'.length) || ':memory:'
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+    const conn = new SQLite(file)
+    conn.pragma('journal_mode = WAL')
+    conn.pragma('synchronous = NORMAL')
+    conn.pragma('busy_timeout = 5000')
+    conn.pragma('foreign_keys = ON')
+    const db: Db = new Kysely({ dialect: new SqliteDialect({ database: conn }) })
+    return { db, adapter: sqliteAdapter, url, close: () => db.destroy() }
+  }
+  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+  // An idle client error (server restart) must not crash the process; queries report it.
+  pool.on('error', () => {})
+  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
+  return { db, adapter: postgresAdapter, url, close: () => db.destroy() }
+}
+
+/** snake_case column name of a document property. */
+export const columnName = (property: string) => property.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())

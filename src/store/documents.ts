@@ -1,0 +1,85 @@
+// Turning a record into what is stored: the public document, the sensitive part kept
+// apart, and the indexed column values mirrored from them.
+import { Kind, type TSchema } from '@sinclair/typebox'
+import type { Resource } from '../resources/declare.js'
+import { columnName, type DialectAdapter } from './database.js'
+
+export type Doc = Record<string, unknown>
+
+/** The value a property takes when a create leaves it out. */
+export function defaultFor(resource: Resource, key: string, schema: TSchema): unknown {
+  if (key === 'status' && resource.status) return resource.status.default ?? resource.status.values[0]
+  if (schema.anyOf) {
+    const variants = schema.anyOf as TSchema[]
+    if (variants.some((v) => v.type === 'null')) return null
+    if (variants.every((v) => v.const !== undefined)) return variants[0].const
+  }
+  switch (schema.type) {
+    case 'array': return []
+    case 'object': return {}
+    case 'boolean': return false
+    case 'integer': case 'number': return 0
+    case 'string': return ''
+    default: return schema[Kind] === 'Record' ? {} : null
+  }
+}
+
+/** Full record (public and sensitive properties) in declared order, defaults filled in. */
+export function completeRecord(resource: Resource, values: Doc): Doc {
+  const out: Doc = {}
+  const props = resource.fullItem.properties as Record<string, TSchema>
+  for (const [key, schema] of Object.entries(props)) {
+    if (key in values && values[key] !== undefined) out[key] = values[key]
+    else if (key === 'id' || key === 'uid' || key === 'createdAt' || key === 'updatedAt') continue
+    else out[key] = defaultFor(resource, key, schema)
+  }
+  return out
+}
+
+export interface StoredParts {
+  readonly doc: Doc
+  readonly sensitive: Doc | null
+}
+
+export function splitSensitive(resource: Resource, full: Doc): StoredParts {
+  if (resource.sensitiveKeys.length === 0) return { doc: full, sensitive: null }
+  const doc: Doc = {}
+  const sensitive: Doc = {}
+  for (const [k, v] of Object.entries(full)) {
+    if (resource.sensitiveKeys.includes(k)) sensitive[k] = v
+    else doc[k] = v
+  }
+  return { doc, sensitive }
+}
+
+/** Row values for the resource's table. */
+export function rowFor(resource: Resource, adapter: DialectAdapter, full: Doc): Record<string, unknown> {
+  const { doc, sensitive } = splitSensitive(resource, full)
+  const row: Record<string, unknown> = {
+    uid: full.uid,
+    created_at: Date.parse(full.createdAt as string),
+    updated_at: Date.parse(full.updatedAt as string),
+    doc: JSON.stringify(doc),
+    sensitive: sensitive === null ? null : JSON.stringify(sensitive),
+  }
+  for (const [name, c] of Object.entries(resource.columns)) {
+    const v = full[name]
+    row[columnName(name)] =
+      v === null || v === undefined ? null
+        : c.type === 'boolean' ? adapter.bool(Boolean(v))
+          : c.type === 'timestamp' ? Date.parse(String(v))
+            : v
+  }
+  return row
+}
+
+/**
+ * Joins the stored public document and sensitive part as JSON text without parsing:
+ * both are JSON objects, so the sensitive members are spliced before the closing brace.
+ */
+export function mergeDocText(doc: string, sensitive: string | null): string {
+  if (sensitive === null || sensitive.length <= 2) return doc
+  return doc.slice(0, doc.lastIndexOf('}')) + ',' + sensitive.slice(sensitive.indexOf('{') + 1)
+}
+
+export const isoOf = (ms: number) => new Date(ms).toISOString()

@@ -1,0 +1,44 @@
+// Validation of write input against the declared schemas, reporting every bad field.
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import type { TObject } from '@sinclair/typebox'
+import { invalidMany, type ErrorDetail } from '../contract/errors.js'
+
+const compiled = new WeakMap<TObject, TypeCheck<TObject>>()
+
+function checker(schema: TObject): TypeCheck<TObject> {
+  let c = compiled.get(schema)
+  if (!c) {
+    c = TypeCompiler.Compile(schema)
+    compiled.set(schema, c)
+  }
+  return c
+}
+
+/** Problems with `value` under `schema`, one per field, with dotted paths. */
+export function schemaProblems(schema: TObject, value: unknown, prefix = ''): ErrorDetail[] {
+  const c = checker(schema)
+  if (c.Check(value)) return []
+  const seen = new Map<string, string>()
+  for (const e of c.Errors(value)) {
+    const path = e.path.replace(/^\//, '').replace(/\//g, '.')
+    let param = prefix + (path || '(body)')
+    let problem = e.message
+    // An unknown property is reported on the object holding it; name the property instead.
+    if (e.schema.additionalProperties === false && typeof e.value === 'object' && e.value !== null) {
+      const allowed = Object.keys((e.schema as TObject).properties ?? {})
+      const extra = Object.keys(e.value).filter((k) => !allowed.includes(k))
+      if (extra.length > 0) {
+        for (const k of extra) seen.set(prefix + (path ? path + '.' : '') + k, 'unknown or read-only property')
+        continue
+      }
+    }
+    if (e.schema.minProperties !== undefined && path === '') { param = '(body)'; problem = 'at least one property is required' }
+    if (!seen.has(param)) seen.set(param, problem)
+  }
+  return [...seen].map(([param, problem]) => ({ param, problem }))
+}
+
+export function assertValid(schema: TObject, value: unknown, prefix = ''): void {
+  const problems = schemaProblems(schema, value, prefix)
+  if (problems.length > 0) throw invalidMany(problems)
+}
