@@ -43,6 +43,7 @@ export interface ChangePageQuery {
   readonly afterSeq: number
   readonly types?: readonly string[]
   readonly updatedSince?: number
+  readonly action?: string
   readonly limit: number
 }
 
@@ -53,6 +54,7 @@ export async function readChanges(db: Db, q: ChangePageQuery): Promise<ChangeRow
     .where('seq', '>', q.afterSeq)
   if (q.types && q.types.length > 0) query = query.where('resource_type', 'in', q.types)
   if (q.updatedSince !== undefined) query = query.where('updated_at', '>=', q.updatedSince)
+  if (q.action !== undefined) query = query.where('action', '=', q.action)
   const rows = await query.orderBy('seq').limit(q.limit).execute()
   return rows.map((r) => ({
     seq: Number(r.seq),

@@ -64,7 +64,9 @@ const sqliteAdapter: DialectAdapter = {
 
 const postgresAdapter: DialectAdapter = {
   name: 'postgres',
-  jsonType: 'jsonb',
+  // json (not jsonb) keeps the stored text as written: documents go out in declared key
+  // order with no jsonb-to-text conversion on the hot read path.
+  jsonType: 'json',
   idColumnType: 'bigserial primary key',
   booleanType: 'boolean',
   bigintType: 'bigint',
@@ -74,7 +76,7 @@ const postgresAdapter: DialectAdapter = {
   textAt: (column, path) => sql<string | null>`(${sql.ref(column)} #>> ${pgPath(path)})`,
   ilike: (expr, pattern) => sql<boolean>`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   anyElement: (column, path, test) =>
-    sql<boolean>`EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${sql.ref(column)} #> ${pgPath(path)}) = 'array' THEN ${sql.ref(column)} #> ${pgPath(path)} ELSE '[]'::jsonb END) AS el(value) WHERE ${test('el.value')})`,
+    sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${sql.ref(column)} #> ${pgPath(path)}) = 'array' THEN ${sql.ref(column)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
 }
 
 /** Element-relative helpers for `anyElement` tests: the element is JSON text on SQLite, jsonb on PG. */
@@ -95,7 +97,7 @@ export function elementTextAt(adapter: DialectAdapter, element: string, path: re
   return sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`
 }
 
-export function openDatabase(url: string, options: { poolSize?: number } = {}): Database {
+export function openDatabase(url: string, options: { poolSize?: number; schema?: string } = {}): Database {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:'
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
@@ -107,7 +109,12 @@ export function openDatabase(url: string, options: { poolSize?: number } = {}): 
     const db: Db = new Kysely({ dialect: new SqliteDialect({ database: conn }) })
     return { db, adapter: sqliteAdapter, url, close: () => db.destroy() }
   }
-  const pool = new pg.Pool({ connectionString: url, max: options.poolSize ?? 10 })
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    // Tests isolate themselves in a schema of their own.
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  })
   // An idle client error (server restart) must not crash the process; queries report it.
   pool.on('error', () => {})
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })

@@ -1,0 +1,20 @@
+// GET /auth/whoami: who the token belongs to.
+import { Type } from '@sinclair/typebox'
+import type { MachineRoute } from './machine-route.js'
+
+export const WhoamiData = Type.Object({
+  credentialId: Type.String(),
+  label: Type.String(),
+  scopes: Type.Array(Type.String()),
+  source: Type.Union([Type.Literal('managed'), Type.Literal('configured'), Type.Literal('legacy')]),
+}, { additionalProperties: false })
+
+export function authRoutes(): MachineRoute[] {
+  return [{
+    method: 'GET', path: '/auth/whoami', key: 'auth.whoami', summary: 'The calling credential: id, label and scopes', tag: 'contract',
+    scope: 'auth:read', data: WhoamiData,
+    handler: async ({ caller }) => ({
+      data: { credentialId: caller.credentialId, label: caller.label, scopes: [...caller.grantedScopes], source: caller.source },
+    }),
+  }]
+}

@@ -1,0 +1,81 @@
+// One place renders every error: ApiError as its code; Fastify validation and body
+// errors as 400/413/415; a lost database as 503; anything else as a fixed 500 message
+// (logged in full, never sent: no stack, SQL or token reaches a body).
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, errorCatalog, type ErrorCode, type ErrorDetail } from '../contract/errors.js'
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, err: ApiError): FastifyReply {
+  if (err.headers) reply.headers(err.headers)
+  const body: { error: { code: ErrorCode; message: string; details?: readonly ErrorDetail[] }; requestId: string } = {
+    error: { code: err.code, message: err.message },
+    requestId: request.id,
+  }
+  if (err.details && err.details.length > 0) body.error.details = err.details
+  return reply.code(errorCatalog[err.code].status).type('application/json; charset=utf-8').send(body)
+}
+
+interface AjvError {
+  instancePath?: string
+  keyword: string
+  params: Record<string, unknown>
+  message?: string
+}
+
+/** Turns Ajv errors into one detail per parameter. */
+export function validationDetails(errors: readonly AjvError[], context: string | undefined): ErrorDetail[] {
+  const byParam = new Map<string, string>()
+  for (const e of errors) {
+    let param = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
+    let problem = e.message ?? e.keyword
+    if (e.keyword === 'required') param = [param, String(e.params.missingProperty)].filter(Boolean).join('.')
+    if (e.keyword === 'additionalProperties') {
+      param = [param, String(e.params.additionalProperty)].filter(Boolean).join('.')
+      problem = context === 'querystring' ? 'unknown parameter' : 'unknown property'
+    }
+    if (e.keyword === 'enum') problem = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`
+    if (param === '') param = context === 'body' ? '(body)' : '(query)'
+    if (!byParam.has(param)) byParam.set(param, problem)
+  }
+  return [...byParam].map(([param, problem]) => ({ param, problem }))
+}
+
+const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', '57P01', '57P03', '08006', '08001', '08003', '53300', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_IOERR'])
+
+export function isDatabaseDown(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null
+  if (!e) return false
+  if (e.code && DB_DOWN_CODES.has(e.code)) return true
+  return typeof e.message === 'string' && /(driver has already been destroyed|Connection terminated|database connection is not open|Cannot use a pool after calling end)/i.test(e.message)
+}
+
+export function toApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err
+  const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string }
+  if (fe.validation) {
+    const details = validationDetails(fe.validation, fe.validationContext)
+    return new ApiError('INVALID_REQUEST', `Invalid ${fe.validationContext === 'body' ? 'body' : 'parameters'}: ${details.map((d) => d.param).join(', ')}`, details)
+  }
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE': return new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB')
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': return new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Request body must be application/json')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY': return new ApiError('INVALID_REQUEST', 'Request body is empty', [{ param: '(body)', problem: 'a JSON object is required' }])
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH': return new ApiError('INVALID_REQUEST', 'Content-Length does not match the body', [{ param: '(body)', problem: 'bad content-length' }])
+  }
+  if (fe.statusCode === 400 && (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
+    return new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }])
+  }
+  if (isDatabaseDown(err)) return new ApiError('SERVICE_UNAVAILABLE', 'The database cannot be reached', undefined, { 'Retry-After': '5' })
+  if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+    return new ApiError(fe.statusCode === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', 'Invalid request')
+  }
+  return undefined
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err, request, reply) => {
+    const apiError = toApiError(err)
+    if (apiError) return sendError(reply, request, apiError)
+    request.log.error({ err }, 'unhandled error')
+    return sendError(reply, request, new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; quote the requestId when reporting it'))
+  })
+}

@@ -1,0 +1,154 @@
+// The machine API plugin: registers every declared route under /gatehouse/v1 and runs
+// the checks in the order DESIGN §4 fixes: authentication (401, also for unknown paths),
+// then the route (404, 405 with Allow), then the scope (403), then the input (400).
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { ApiError, missingScope } from '../contract/errors.js'
+import type { Caller, CredentialService } from '../auth/credentials.js'
+import type { RateLimiter } from '../auth/rate-limit.js'
+import type { Settings } from '../settings.js'
+import { sendError } from './error-handler.js'
+import { BASE_PATH, routeEnabled, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller?: Caller
+  }
+  interface FastifyContextConfig {
+    machineRoute?: MachineRoute
+  }
+}
+
+export interface MachineApiOptions {
+  readonly settings: Settings
+  readonly credentials: CredentialService
+  readonly rateLimiter: RateLimiter
+  readonly routes: readonly MachineRoute[]
+  /** Called for every answered machine request (metrics). */
+  readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void
+  /** Called when authentication, scope or rate checks turn a request away. */
+  readonly onDenied?: (kind: 'auth' | 'scope' | 'rate', request: FastifyRequest) => void
+}
+
+const bearer = (request: FastifyRequest): string | undefined => {
+  const h = request.headers.authorization
+  if (!h) return undefined
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h)
+  return m ? m[1] : ''
+}
+
+/** Authenticates and applies the per-credential rate limit; sets X-RateLimit-* headers. */
+export function makeAuthenticator(opts: MachineApiOptions) {
+  const limit = opts.settings.rateLimitPerMinute
+  return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Caller> {
+    let caller: Caller
+    try {
+      caller = await opts.credentials.authenticate(bearer(request), request.ip)
+    } catch (err) {
+      opts.onDenied?.('auth', request)
+      // Failed attempts count against the client address, so guessing tokens is throttled.
+      if (limit > 0 && err instanceof ApiError && err.code === 'UNAUTHORIZED') {
+        const d = await opts.rateLimiter.hit(`ip:${request.ip}`, limit)
+        if (!d.allowed) throw rateLimited(d.resetSeconds, limit)
+      }
+      throw err
+    }
+    if (limit > 0) {
+      const d = await opts.rateLimiter.hit(`cred:${caller.credentialId}`, limit)
+      reply.header('X-RateLimit-Limit', String(d.limit))
+      reply.header('X-RateLimit-Remaining', String(d.remaining))
+      reply.header('X-RateLimit-Reset', String(d.resetSeconds))
+      if (!d.allowed) {
+        opts.onDenied?.('rate', request)
+        throw rateLimited(d.resetSeconds, limit)
+      }
+    }
+    request.caller = caller
+    return caller
+  }
+}
+
+function rateLimited(resetSeconds: number, limit: number): ApiError {
+  return new ApiError('RATE_LIMIT_EXCEEDED', `Rate limit of ${limit} requests per minute exceeded`, undefined, {
+    'Retry-After': String(resetSeconds),
+    'X-RateLimit-Limit': String(limit),
+    'X-RateLimit-Remaining': '0',
+    'X-RateLimit-Reset': String(resetSeconds),
+  })
+}
+
+/** Builds the JSON text of the success envelope without re-serialising ready documents. */
+export function envelopeText(result: RouteResult | RawRouteResult, requestId: string): string {
+  const data = 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)
+  let out = '{"ok":true,"data":' + data
+  if (result.pagination) out += ',"pagination":' + JSON.stringify(result.pagination)
+  if (result.meta) out += ',"meta":' + JSON.stringify(result.meta)
+  return out + ',"requestId":' + JSON.stringify(requestId) + '}'
+}
+
+const toRegex = (path: string) => new RegExp('^' + path.replace(/:[A-Za-z]+/g, '[^/]+') + '/?$')
+
+export async function machineApi(app: FastifyInstance, opts: MachineApiOptions): Promise<void> {
+  const authenticate = makeAuthenticator(opts)
+  const enabled = opts.routes.filter((r) => routeEnabled(r, opts.settings))
+  const methodsByPath: { regex: RegExp; methods: Set<string> }[] = []
+  const started = new WeakMap<FastifyRequest, number>()
+
+  const register = (prefix: string, route: MachineRoute) => {
+    const url = prefix + route.path
+    const entry = methodsByPath.find((m) => m.regex.source === toRegex(url).source)
+    if (entry) entry.methods.add(route.method)
+    else methodsByPath.push({ regex: toRegex(url), methods: new Set([route.method]) })
+    app.route({
+      method: route.method,
+      url,
+      schema: Object.fromEntries(Object.entries({ querystring: route.querystring, body: route.body, params: route.params }).filter(([, v]) => v !== undefined)),
+      config: { machineRoute: route },
+      // Authentication and scope come before input validation (DESIGN §4 order of checks).
+      onRequest: async (request, reply) => {
+        started.set(request, performance.now())
+        const caller = await authenticate(request, reply)
+        if (!caller.scopes.has(route.scope)) {
+          opts.onDenied?.('scope', request)
+          throw missingScope(route.scope)
+        }
+      },
+      onResponse: async (request, reply) => {
+        opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()))
+      },
+      handler: async (request, reply) => {
+        const result = await route.handler({ request, reply, caller: request.caller as Caller, query: request.query, body: request.body })
+        if (route.deprecated && route.replacedBy) {
+          reply.header('Deprecation', 'true')
+          reply.header('Link', `<${BASE_PATH}${route.replacedBy}>; rel="successor-version"`)
+        }
+        return reply.type('application/json; charset=utf-8').send(envelopeText(result, request.id))
+      },
+    })
+  }
+
+  for (const route of enabled) {
+    register(BASE_PATH, route)
+    if (route.rootAlias) register('', route)
+  }
+
+  // Unknown paths under the base: authenticate first, then 405 (known path, other method) or 404.
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0]
+    if (!path.startsWith(BASE_PATH + '/') && path !== BASE_PATH) {
+      return sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`))
+    }
+    try {
+      await authenticate(request, reply)
+    } catch (err) {
+      if (err instanceof ApiError) return sendError(reply, request, err)
+      throw err
+    }
+    const known = methodsByPath.find((m) => m.regex.test(path))
+    if (known) {
+      const allow = [...known.methods, ...(known.methods.has('GET') ? ['HEAD'] : [])].join(', ')
+      reply.header('Allow', allow)
+      return sendError(reply, request, new ApiError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`))
+    }
+    return sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`))
+  })
+}

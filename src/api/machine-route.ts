@@ -1,0 +1,72 @@
+// The route registry's entry type. Every machine-API route is declared as one of these;
+// Fastify routes, validation, /capabilities, /openapi.json and /schema are built from them.
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ErrorCode } from '../contract/errors.js'
+import type { Caller } from '../auth/credentials.js'
+import type { Settings } from '../settings.js'
+
+export type FeatureFlag = 'enableAddressesApi' | 'enableUsersApi' | 'writesExperimental' | 'webhookTestSink'
+
+export interface Pagination {
+  readonly hasMore: boolean
+  readonly nextCursor: string | null
+}
+
+/** A success answer: the envelope is added around it. */
+export interface RouteResult {
+  readonly data: unknown
+  readonly pagination?: Pagination
+  readonly meta?: Record<string, unknown>
+}
+
+/** A ready JSON text of `data` (fast path for lists: documents are spliced, not re-serialised). */
+export interface RawRouteResult {
+  readonly rawData: string
+  readonly pagination?: Pagination
+  readonly meta?: Record<string, unknown>
+}
+
+export interface RouteContext {
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+  readonly caller: Caller
+  // Validated by the route's schemas before the handler runs.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly query: any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any
+}
+
+export interface MachineRoute {
+  readonly method: 'GET' | 'POST'
+  /** Path under the base path, e.g. `/products` or `/plugins/redirects/rules/:id`. */
+  readonly path: string
+  /** Stable key: `products.list`, `entries.show`, `changes.feed`; also the OpenAPI operationId. */
+  readonly key: string
+  readonly summary: string
+  readonly tag: string
+  /** Scope required to call it. */
+  readonly scope: string
+  /** Scopes that widen what it returns (sensitive fields, all statuses). */
+  readonly optionalScopes?: readonly string[]
+  readonly flag?: FeatureFlag
+  readonly querystring?: TObject
+  readonly params?: TObject
+  readonly body?: TObject
+  /** Schema of `data` in the success envelope. */
+  readonly data: TSchema
+  readonly list?: boolean
+  readonly errors?: readonly ErrorCode[]
+  readonly deprecated?: boolean
+  readonly replacedBy?: string
+  /** Extra headers documented on success (e.g. Deprecation). */
+  readonly rootAlias?: boolean
+  readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult>
+}
+
+export function routeEnabled(route: MachineRoute, settings: Settings): boolean {
+  return route.flag === undefined || settings[route.flag] === true
+}
+
+export const BASE_PATH = '/gatehouse/v1'

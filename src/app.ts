@@ -1,0 +1,89 @@
+// Builds the Fastify instance from settings. Tests import this; `gatehouse serve` listens.
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { pino, type Logger } from 'pino'
+import { sql } from 'kysely'
+import type { Settings } from './settings.js'
+import { openDatabase, type Database } from './store/database.js'
+import { migrate, pendingMigrations } from './store/migrations/index.js'
+import { createServices, type Services } from './services.js'
+import { installErrorHandler } from './api/error-handler.js'
+import { machineApi } from './api/machine-api.js'
+import type { MachineRoute } from './api/machine-route.js'
+import { resourceRoutes } from './api/resource-routes.js'
+import { changeRoutes } from './api/change-routes.js'
+import { authRoutes } from './api/auth-routes.js'
+
+export interface BuildOptions {
+  readonly settings: Settings
+  /** An open database; otherwise one is opened from settings.databaseUrl. */
+  readonly database?: Database
+  readonly logger?: Logger
+  /** Apply migrations before serving (default true). */
+  readonly migrate?: boolean
+}
+
+export interface GatehouseApp {
+  readonly app: FastifyInstance
+  readonly services: Services
+  /** Every machine-API route declared (enabled or not); the contract is built from it. */
+  readonly routes: readonly MachineRoute[]
+  close(): Promise<void>
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
+  const { settings } = opts
+  const logger = opts.logger ?? pino({ level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] })
+  const database = opts.database ?? openDatabase(settings.databaseUrl)
+  if (opts.migrate !== false) await migrate(database)
+  const services = await createServices(settings, database, logger)
+
+  const app = Fastify({
+    loggerInstance: logger as FastifyBaseLogger,
+    disableRequestLogging: true,
+    bodyLimit: 1024 * 1024,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`
+    },
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
+  })
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id)
+  })
+  installErrorHandler(app)
+
+  const routes: MachineRoute[] = [
+    ...authRoutes(),
+    ...resourceRoutes(services),
+    ...changeRoutes(services),
+  ]
+
+  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes })
+
+  // Load-balancer probes: unauthenticated, no details.
+  app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))
+  app.get('/readyz', async (_req, reply) => {
+    try {
+      await sql`SELECT 1`.execute(database.db)
+      const pending = await pendingMigrations(database)
+      if (pending.length > 0) return reply.code(503).type('application/json').send('{"ok":false}')
+      return reply.type('application/json').send('{"ok":true}')
+    } catch {
+      return reply.code(503).type('application/json').send('{"ok":false}')
+    }
+  })
+
+  return {
+    app,
+    services,
+    routes,
+    async close() {
+      await app.close()
+      await services.credentials.close().catch(() => {})
+      await services.rateLimiter.close()
+      if (!opts.database) await database.close()
+    },
+  }
+}

@@ -1,0 +1,296 @@
+// Credentials: managed ones in the database, configured ones from
+// PLUGIN_GATEHOUSE_API_CREDENTIALS, and the legacy default token. One service resolves a
+// bearer token to a caller and manages the lifecycle (create, rotate, pause, resume,
+// revoke, delete). Expiry, status and IP allowlists are enforced on every request.
+import type { Database } from '../store/database.js'
+import type { Settings } from '../settings.js'
+import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
+import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
+import { IpAllowlist, parseCidr } from './ip-allowlist.js'
+import { effectiveScopes, isKnownScope, readScopes } from './scopes.js'
+
+export type CredentialStatus = 'active' | 'paused' | 'revoked'
+export type CredentialSource = 'managed' | 'configured' | 'legacy'
+
+export interface WebhookInterest {
+  readonly resourceType: 'entry' | 'product' | 'order'
+  readonly actions: readonly ('created' | 'updated' | 'deleted')[]
+}
+
+export interface Boundaries {
+  readonly sections?: readonly string[]
+  readonly entryIds?: readonly number[]
+  readonly productIds?: readonly number[]
+}
+
+export interface CredentialRecord {
+  readonly id: string
+  readonly label: string
+  readonly source: CredentialSource
+  readonly tokenHint: string
+  readonly scopes: readonly string[]
+  readonly ipAllowlist: readonly string[]
+  readonly webhookInterests: readonly WebhookInterest[]
+  readonly boundaries: Boundaries | null
+  readonly status: CredentialStatus
+  readonly expiresAt: string | null
+  readonly createdAt: string | null
+  readonly rotatedAt: string | null
+  readonly lastUsedAt: string | null
+  readonly firstUsedAt: string | null
+}
+
+export interface Caller {
+  readonly credentialId: string
+  readonly label: string
+  readonly source: CredentialSource
+  readonly grantedScopes: readonly string[]
+  /** Granted scopes plus what deprecated aliases grant. */
+  readonly scopes: ReadonlySet<string>
+  readonly boundaries: Boundaries | null
+}
+
+export interface CreateCredentialInput {
+  readonly label: string
+  readonly scopes: readonly string[]
+  readonly expiresAt?: string | null
+  readonly ipAllowlist?: readonly string[]
+  readonly webhookInterests?: readonly WebhookInterest[]
+  readonly boundaries?: Boundaries | null
+}
+
+interface Resolved {
+  readonly record: CredentialRecord
+  readonly allowlist: IpAllowlist | null
+  readonly expiresAtMs: number | null
+  readonly scopes: ReadonlySet<string>
+}
+
+const CACHE_MS = 2000
+const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString())
+
+export class CredentialService {
+  private readonly configured = new Map<string, Resolved>()
+  private readonly cache = new Map<string, { at: number; resolved: Resolved | null }>()
+  private readonly pendingUse = new Map<string, number>()
+  private flushTimer: NodeJS.Timeout | undefined
+
+  constructor(private readonly database: Database, private readonly settings: Settings) {
+    for (const c of settings.apiCredentials) {
+      this.configured.set(digestToken(c.token), resolve({
+        id: c.id, label: c.label, source: 'configured', tokenHint: tokenHint(c.token), scopes: c.scopes,
+        ipAllowlist: c.ipAllowlist ?? [], webhookInterests: [], boundaries: null, status: 'active',
+        expiresAt: c.expiresAt ? new Date(c.expiresAt).toISOString() : null, createdAt: null, rotatedAt: null,
+        lastUsedAt: null, firstUsedAt: null,
+      }))
+    }
+    if (settings.apiToken) {
+      this.configured.set(digestToken(settings.apiToken), resolve({
+        id: 'default', label: 'Legacy default token', source: 'legacy', tokenHint: tokenHint(settings.apiToken),
+        scopes: settings.tokenScopes ?? readScopes, ipAllowlist: [], webhookInterests: [], boundaries: null,
+        status: 'active', expiresAt: null, createdAt: null, rotatedAt: null, lastUsedAt: null, firstUsedAt: null,
+      }))
+    }
+  }
+
+  /** Resolves a bearer token for a request from `ip`; throws 401 or 403. */
+  async authenticate(token: string | undefined, ip: string, now = Date.now()): Promise<Caller> {
+    if (!token) throw unauthorized('Missing bearer token')
+    const digest = digestToken(token)
+    const resolved = this.configured.get(digest) ?? (await this.lookup(digest, now))
+    if (!resolved) throw unauthorized('Unknown token')
+    const r = resolved.record
+    if (r.status === 'revoked') throw unauthorized('Credential revoked')
+    if (r.status === 'paused') throw unauthorized('Credential paused')
+    if (resolved.expiresAtMs !== null && resolved.expiresAtMs <= now) throw unauthorized('Credential expired')
+    if (resolved.allowlist && !resolved.allowlist.allows(ip)) {
+      throw new ApiError('FORBIDDEN', 'Client address not allowed for this credential')
+    }
+    this.recordUse(r.id, now)
+    return { credentialId: r.id, label: r.label, source: r.source, grantedScopes: r.scopes, scopes: resolved.scopes, boundaries: r.boundaries }
+  }
+
+  private async lookup(digest: string, now: number): Promise<Resolved | null> {
+    const hit = this.cache.get(digest)
+    if (hit && now - hit.at < CACHE_MS) return hit.resolved
+    const row = await this.database.db.selectFrom('credentials').selectAll().where('token_digest', '=', digest).executeTakeFirst()
+    const resolved = row ? resolve(fromRow(row)) : null
+    if (this.cache.size > 10_000) this.cache.clear()
+    this.cache.set(digest, { at: now, resolved })
+    return resolved
+  }
+
+  /** Batches last-use stamps: one write per credential every few seconds, not per request. */
+  private recordUse(id: string, now: number): void {
+    this.pendingUse.set(id, now)
+    if (!this.flushTimer) {
+      this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flushUsage().catch(() => {}) }, 5000)
+      this.flushTimer.unref()
+    }
+  }
+
+  async flushUsage(): Promise<void> {
+    if (this.flushTimer) { clearTimeout(this.flushTimer); this.flushTimer = undefined }
+    const entries = [...this.pendingUse]
+    this.pendingUse.clear()
+    for (const [id, at] of entries) {
+      await this.database.db.updateTable('credentials').set({ last_used_at: at }).where('id', '=', id).execute()
+      await this.database.db.updateTable('credentials').set({ first_used_at: at }).where('id', '=', id).where('first_used_at', 'is', null).execute()
+    }
+    for (const [id, at] of entries) this.configuredUse.set(id, at)
+  }
+
+  /** Last use of configured and legacy credentials, kept in memory (they have no row). */
+  private readonly configuredUse = new Map<string, number>()
+
+  async list(): Promise<CredentialRecord[]> {
+    const rows = await this.database.db.selectFrom('credentials').selectAll().orderBy('created_at').execute()
+    const managed = rows.map(fromRow).map((r) => ({ ...r, lastUsedAt: iso(this.pendingUse.get(r.id)) ?? r.lastUsedAt }))
+    const configured = [...this.configured.values()].map((x) => ({
+      ...x.record, lastUsedAt: iso(this.pendingUse.get(x.record.id) ?? this.configuredUse.get(x.record.id)),
+    }))
+    return [...configured, ...managed]
+  }
+
+  async get(id: string): Promise<CredentialRecord> {
+    const row = await this.database.db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst()
+    if (!row) {
+      const configured = [...this.configured.values()].find((x) => x.record.id === id)
+      if (configured) return configured.record
+      throw notFound(`No credential with id ${id}`)
+    }
+    return fromRow(row)
+  }
+
+  /** Number of credentials the runtime accepts (configured, legacy and usable managed ones). */
+  async runtimeCredentialCount(): Promise<number> {
+    const row = await this.database.db.selectFrom('credentials').select((eb) => eb.fn.countAll().as('n'))
+      .where('status', '!=', 'revoked').executeTakeFirst()
+    return this.configured.size + Number(row?.n ?? 0)
+  }
+
+  async create(input: CreateCredentialInput): Promise<{ credential: CredentialRecord; token: string }> {
+    checkInput(input)
+    const token = generateToken()
+    const id = generateId('cred')
+    const now = Date.now()
+    await this.database.db.insertInto('credentials').values({
+      id, label: input.label, token_digest: digestToken(token), token_hint: tokenHint(token),
+      scopes: JSON.stringify([...new Set(input.scopes)]), ip_allowlist: JSON.stringify(input.ipAllowlist ?? []),
+      webhook_interests: JSON.stringify(input.webhookInterests ?? []), boundaries: input.boundaries ? JSON.stringify(input.boundaries) : null,
+      status: 'active', expires_at: input.expiresAt ? Date.parse(input.expiresAt) : null, created_at: now,
+    }).execute()
+    return { credential: await this.get(id), token }
+  }
+
+  async update(id: string, patch: Partial<CreateCredentialInput>): Promise<CredentialRecord> {
+    const current = await this.managed(id)
+    checkInput({ ...current, ...patch })
+    const set: Record<string, unknown> = {}
+    if (patch.label !== undefined) set.label = patch.label
+    if (patch.scopes !== undefined) set.scopes = JSON.stringify([...new Set(patch.scopes)])
+    if (patch.ipAllowlist !== undefined) set.ip_allowlist = JSON.stringify(patch.ipAllowlist)
+    if (patch.webhookInterests !== undefined) set.webhook_interests = JSON.stringify(patch.webhookInterests)
+    if (patch.boundaries !== undefined) set.boundaries = patch.boundaries ? JSON.stringify(patch.boundaries) : null
+    if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt ? Date.parse(patch.expiresAt) : null
+    if (Object.keys(set).length > 0) await this.database.db.updateTable('credentials').set(set).where('id', '=', id).execute()
+    this.cache.clear()
+    return this.get(id)
+  }
+
+  async rotate(id: string): Promise<{ credential: CredentialRecord; token: string }> {
+    const current = await this.managed(id)
+    if (current.status === 'revoked') throw new ApiError('CONFLICT', 'A revoked credential cannot be rotated')
+    const token = generateToken()
+    await this.database.db.updateTable('credentials')
+      .set({ token_digest: digestToken(token), token_hint: tokenHint(token), rotated_at: Date.now() })
+      .where('id', '=', id).execute()
+    this.cache.clear()
+    return { credential: await this.get(id), token }
+  }
+
+  async setStatus(id: string, status: CredentialStatus): Promise<CredentialRecord> {
+    const current = await this.managed(id)
+    if (current.status === 'revoked' && status !== 'revoked') throw new ApiError('CONFLICT', 'A revoked credential cannot be resumed')
+    await this.database.db.updateTable('credentials').set({ status }).where('id', '=', id).execute()
+    this.cache.clear()
+    return this.get(id)
+  }
+
+  async delete(id: string): Promise<void> {
+    await this.managed(id)
+    await this.database.db.deleteFrom('credentials').where('id', '=', id).execute()
+    this.cache.clear()
+  }
+
+  private async managed(id: string): Promise<CredentialRecord> {
+    const record = await this.get(id)
+    if (record.source !== 'managed') throw new ApiError('CONFLICT', `Credential ${id} is kept in configuration; change it there`)
+    return record
+  }
+
+  close(): Promise<void> {
+    return this.flushUsage()
+  }
+}
+
+function resolve(record: CredentialRecord): Resolved {
+  return {
+    record,
+    allowlist: record.ipAllowlist.length > 0 ? new IpAllowlist(record.ipAllowlist) : null,
+    expiresAtMs: record.expiresAt ? Date.parse(record.expiresAt) : null,
+    scopes: effectiveScopes(record.scopes),
+  }
+}
+
+const parseJson = <T>(v: unknown, fallback: T): T =>
+  v === null || v === undefined ? fallback : typeof v === 'string' ? (JSON.parse(v) as T) : (v as T)
+
+function fromRow(row: Record<string, unknown>): CredentialRecord {
+  return {
+    id: row.id as string,
+    label: row.label as string,
+    source: 'managed',
+    tokenHint: row.token_hint as string,
+    scopes: parseJson<string[]>(row.scopes, []),
+    ipAllowlist: parseJson<string[]>(row.ip_allowlist, []),
+    webhookInterests: parseJson<WebhookInterest[]>(row.webhook_interests, []),
+    boundaries: parseJson<Boundaries | null>(row.boundaries, null),
+    status: row.status as CredentialStatus,
+    expiresAt: iso(row.expires_at),
+    createdAt: iso(row.created_at),
+    rotatedAt: iso(row.rotated_at),
+    lastUsedAt: iso(row.last_used_at),
+    firstUsedAt: iso(row.first_used_at),
+  }
+}
+
+function unauthorized(message: string): ApiError {
+  return new ApiError('UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Bearer realm="gatehouse"' })
+}
+
+function checkInput(input: Partial<CreateCredentialInput>): void {
+  const problems: ErrorDetail[] = []
+  if (typeof input.label !== 'string' || input.label.trim() === '' || input.label.length > 200) {
+    problems.push({ param: 'label', problem: 'a non-empty string of at most 200 characters is required' })
+  }
+  if (!Array.isArray(input.scopes) || input.scopes.length === 0) problems.push({ param: 'scopes', problem: 'at least one scope is required' })
+  else for (const sc of input.scopes) if (!isKnownScope(sc)) problems.push({ param: 'scopes', problem: `unknown scope "${sc}"` })
+  for (const cidr of input.ipAllowlist ?? []) if (!parseCidr(cidr)) problems.push({ param: 'ipAllowlist', problem: `invalid CIDR "${cidr}"` })
+  if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) problems.push({ param: 'expiresAt', problem: 'not a date-time' })
+  for (const w of input.webhookInterests ?? []) {
+    if (!['entry', 'product', 'order'].includes(w.resourceType)) problems.push({ param: 'webhookInterests', problem: `unknown resourceType "${String(w.resourceType)}"` })
+    if (!Array.isArray(w.actions) || w.actions.some((a) => !['created', 'updated', 'deleted'].includes(a))) {
+      problems.push({ param: 'webhookInterests', problem: 'actions must be created, updated or deleted' })
+    }
+  }
+  if (problems.length > 0) throw problems.length === 1 ? invalid(problems[0].param, problems[0].problem) : invalidMany(problems)
+}
+
+/** Parses `30d`, `12h`, `90m` into an ISO expiry from now. */
+export function expiryFromDuration(text: string, now = Date.now()): string {
+  const m = /^(\d+)([dhm])$/.exec(text.trim())
+  if (!m) throw invalid('expiresIn', 'expected a duration like 30d, 12h or 90m')
+  const unit = m[2] === 'd' ? 86_400_000 : m[2] === 'h' ? 3_600_000 : 60_000
+  return new Date(now + Number(m[1]) * unit).toISOString()
+}

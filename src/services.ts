@@ -1,0 +1,38 @@
+// The services one Gatehouse process runs with, built once from settings and shared by
+// the HTTP layers, the CLI and the workers.
+import type { Logger } from 'pino'
+import type { Settings } from './settings.js'
+import type { Database } from './store/database.js'
+import { ContentStore } from './store/content-store.js'
+import { RecordReader } from './store/record-query.js'
+import { CredentialService } from './auth/credentials.js'
+import { createRateLimiter, type RateLimiter } from './auth/rate-limit.js'
+import { CursorCodec } from './api/cursor.js'
+import { siteSecret } from './store/meta.js'
+
+export interface Services {
+  readonly settings: Settings
+  readonly database: Database
+  readonly store: ContentStore
+  readonly reader: RecordReader
+  readonly credentials: CredentialService
+  readonly rateLimiter: RateLimiter
+  readonly cursors: CursorCodec
+  readonly logger: Logger
+  readonly startedAt: number
+}
+
+/** Builds services on a migrated database. */
+export async function createServices(settings: Settings, database: Database, logger: Logger): Promise<Services> {
+  return {
+    settings,
+    database,
+    store: new ContentStore(database),
+    reader: new RecordReader(database),
+    credentials: new CredentialService(database, settings),
+    rateLimiter: createRateLimiter(settings.redisUrl),
+    cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
+    logger,
+    startedAt: Date.now(),
+  }
+}

@@ -1,0 +1,22 @@
+// Small key/value settings the processes of one site share (cursor signing key, …).
+import { randomBytes } from 'node:crypto'
+import type { Db } from './database.js'
+
+export async function getMeta(db: Db, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst()
+  return row?.value as string | undefined
+}
+
+export async function setMeta(db: Db, key: string, value: string): Promise<void> {
+  await db.insertInto('meta').values({ key, value })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute()
+}
+
+/** A random secret created once per site and shared by every process. */
+export async function siteSecret(db: Db, key: string): Promise<Buffer> {
+  const existing = await getMeta(db, key)
+  if (existing) return Buffer.from(existing, 'hex')
+  await db.insertInto('meta').values({ key, value: randomBytes(32).toString('hex') })
+    .onConflict((oc) => oc.column('key').doNothing()).execute()
+  return Buffer.from((await getMeta(db, key)) as string, 'hex')
+}

@@ -1,0 +1,126 @@
+// Test harness: a real server on a real database (SQLite file or a fresh PostgreSQL
+// schema), with helpers to issue tokens and call the API.
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { pino } from 'pino'
+import pg from 'pg'
+import { buildApp, type GatehouseApp } from '../../src/app.js'
+import { loadSettings, type Settings } from '../../src/settings.js'
+import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
+import { migrate } from '../../src/store/migrations/index.js'
+
+export const PG_URL = process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
+
+let pgAvailable: boolean | undefined
+
+async function postgresReachable(): Promise<boolean> {
+  if (pgAvailable !== undefined) return pgAvailable
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 })
+  try {
+    await client.connect()
+    await client.query('select 1')
+    pgAvailable = true
+  } catch (err) {
+    if (process.env.GATEHOUSE_REQUIRE_POSTGRES === '1') throw new Error(`PostgreSQL required but unreachable at ${PG_URL}: ${String(err)}`)
+    pgAvailable = false
+  } finally {
+    await client.end().catch(() => {})
+  }
+  return pgAvailable
+}
+
+/** Dialects to run storage tests on: both, narrowed by GATEHOUSE_TEST_DIALECTS=sqlite|postgres. */
+export async function testDialects(): Promise<DialectName[]> {
+  const wanted = (process.env.GATEHOUSE_TEST_DIALECTS ?? 'sqlite,postgres').split(',') as DialectName[]
+  const out: DialectName[] = []
+  if (wanted.includes('sqlite')) out.push('sqlite')
+  if (wanted.includes('postgres') && (await postgresReachable())) out.push('postgres')
+  return out
+}
+
+export interface TestDatabase extends Database {
+  readonly url: string
+  readonly schema?: string
+  /** Drops the database (schema or file). */
+  destroy(): Promise<void>
+}
+
+/** A fresh, migrated database. */
+export async function testDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'))
+    const url = `sqlite:${join(dir, 'test.db')}`
+    const database = openDatabase(url)
+    await migrate(database)
+    return { ...database, url, destroy: async () => { await database.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }) } }
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  await admin.end()
+  const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize })
+  await migrate(database)
+  return {
+    ...database,
+    url: PG_URL,
+    schema,
+    destroy: async () => {
+      await database.close().catch(() => {})
+      const c = new pg.Client({ connectionString: PG_URL })
+      await c.connect()
+      await c.query(`DROP SCHEMA ${schema} CASCADE`)
+      await c.end()
+    },
+  }
+}
+
+export interface TestApp extends GatehouseApp {
+  readonly database: TestDatabase
+  /** Creates a managed credential and returns its token. */
+  issueToken(scopes: readonly string[], extra?: Record<string, unknown>): Promise<string>
+  get(url: string, token?: string, headers?: Record<string, string>): Promise<TestResponse>
+  post(url: string, body: unknown, token?: string, headers?: Record<string, string>): Promise<TestResponse>
+}
+
+export interface TestResponse {
+  readonly statusCode: number
+  readonly headers: Record<string, string | string[] | number | undefined>
+  readonly body: string
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  json(): any
+}
+
+export function testSettings(env: Record<string, string> = {}): Settings {
+  return loadSettings({ PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0', PLUGIN_GATEHOUSE_LOG_LEVEL: 'silent', ...env })
+}
+
+export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase }): Promise<TestApp> {
+  const database = opts.database ?? (await testDatabase(opts.dialect))
+  const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env })
+  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }) })
+  const inject = async (method: 'GET' | 'POST', url: string, body: unknown, token?: string, headers: Record<string, string> = {}) => {
+    const res = await built.app.inject({
+      method, url,
+      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    })
+    return { statusCode: res.statusCode, headers: res.headers, body: res.body, json: () => JSON.parse(res.body) }
+  }
+  return {
+    ...built,
+    database,
+    async issueToken(scopes, extra = {}) {
+      const { token } = await built.services.credentials.create({ label: `test ${scopes.join(' ')}`.slice(0, 200), scopes, ...extra })
+      return token
+    },
+    get: (url, token, headers) => inject('GET', url, undefined, token, headers),
+    post: (url, body, token, headers) => inject('POST', url, body, token, headers),
+    async close() {
+      await built.close()
+      if (!opts.database) await database.destroy()
+    },
+  }
+}
