@@ -83,9 +83,13 @@ export class StoreWriter {
 
   constructor(readonly tx: Db, private readonly database: Database) {}
 
-  /** Millisecond timestamp, strictly increasing within this writer. */
+  /**
+   * Millisecond timestamp, never decreasing within this writer. Never ahead of the clock:
+   * a timestamp in the future would let a later write sort before it and be skipped by a
+   * keyset reader. Equal timestamps are fine; lists break ties by id.
+   */
   private stamp(): number {
-    this.lastStamp = Math.max(Date.now(), this.lastStamp + 1)
+    this.lastStamp = Math.max(Date.now(), this.lastStamp)
     return this.lastStamp
   }
 
