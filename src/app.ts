@@ -12,6 +12,7 @@ import type { MachineRoute } from './api/machine-route.js'
 import { resourceRoutes } from './api/resource-routes.js'
 import { changeRoutes } from './api/change-routes.js'
 import { authRoutes } from './api/auth-routes.js'
+import { adminApi } from './api/admin/admin-api.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -61,6 +62,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   ]
 
   await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes })
+  await adminApi(app, { services })
 
   // Load-balancer probes: unauthenticated, no details.
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))

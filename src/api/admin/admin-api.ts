@@ -1,0 +1,81 @@
+// The admin API plugin: operators' writes and credential management under
+// /gatehouse/admin/v1. It is not part of the machine API (no scopes, not in its contract)
+// but shares its envelope and error handler. Order of checks: admin authentication (401,
+// also for unknown paths), then the route (404, 405 with Allow), then the input (400/413/415).
+//
+// Other parts add admin endpoints by writing a file that exports an `AdminRoutes` function
+// and passing it in `routes` where src/app.ts calls `adminApi` (see docs/architecture.md).
+import type { FastifyInstance } from 'fastify'
+import { ApiError } from '../../contract/errors.js'
+import type { Services } from '../../services.js'
+import { sendError } from '../error-handler.js'
+import { makeAdminAuthenticator, type AdminSessionResolver } from './admin-auth.js'
+import { ADMIN_BASE_PATH, type AdminRouteContext, type AdminRoutes } from './admin-route.js'
+import { recordRoutes } from './record-routes.js'
+import { credentialRoutes } from './credential-routes.js'
+
+export interface AdminApiOptions {
+  readonly services: Services
+  /** Extra route files (webhook operator tools, approvals, …), registered after the built-in ones. */
+  readonly routes?: readonly AdminRoutes[]
+  /** The control panel's session check; without it only the admin token is accepted. */
+  readonly sessionResolver?: AdminSessionResolver
+}
+
+/** Built-in route files: content records and credentials. */
+export const builtInAdminRoutes: readonly AdminRoutes[] = [recordRoutes, credentialRoutes]
+
+const toRegex = (url: string) => new RegExp('^' + url.replace(/:[A-Za-z]+/g, '[^/]+') + '/?$')
+
+export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Promise<void> {
+  const authenticateAdmin = makeAdminAuthenticator({ adminToken: opts.services.settings.adminToken, sessionResolver: opts.sessionResolver })
+  const ctx: AdminRouteContext = { services: opts.services, authenticateAdmin }
+
+  await app.register(async (admin) => {
+    const known: { regex: RegExp; methods: Set<string> }[] = []
+    admin.addHook('onRoute', (route) => {
+      const methods = Array.isArray(route.method) ? route.method : [route.method]
+      const source = toRegex(route.url).source
+      const entry = known.find((k) => k.regex.source === source)
+      if (entry) methods.forEach((m) => entry.methods.add(m))
+      else known.push({ regex: toRegex(route.url), methods: new Set(methods) })
+    })
+    admin.addHook('onRequest', async (request, reply) => {
+      // Answers carry records with personal data and freshly issued tokens.
+      reply.header('Cache-Control', 'no-store')
+      await authenticateAdmin(request)
+    })
+    // Only JSON bodies: without this Fastify would also accept text/plain.
+    admin.removeAllContentTypeParsers()
+    admin.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      try {
+        done(null, (body as string).length === 0 ? undefined : JSON.parse(body as string))
+      } catch {
+        done(new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }]), undefined)
+      }
+    })
+
+    for (const routes of [...builtInAdminRoutes, ...(opts.routes ?? [])]) await routes(admin, ctx)
+
+    admin.setNotFoundHandler(async (request, reply) => {
+      reply.header('Cache-Control', 'no-store')
+      try {
+        await authenticateAdmin(request)
+      } catch (err) {
+        if (err instanceof ApiError) return sendError(reply, request, err)
+        throw err
+      }
+      const path = request.url.split('?')[0]
+      const match = known.find((k) => k.regex.test(path))
+      if (match) {
+        const allow = [...match.methods].join(', ')
+        reply.header('Allow', allow)
+        return sendError(reply, request, new ApiError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`))
+      }
+      return sendError(reply, request, new ApiError('NOT_FOUND', `No admin route ${request.method} ${path}`))
+    })
+  }, { prefix: ADMIN_BASE_PATH })
+}
+
+export { ADMIN_BASE_PATH, sendAdminData, type AdminRouteContext, type AdminRoutes } from './admin-route.js'
+export { makeAdminAuthenticator, type AdminPrincipal, type AdminSessionResolver } from './admin-auth.js'

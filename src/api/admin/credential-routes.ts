@@ -1,0 +1,83 @@
+// Credential management for operators (the CLI and the control panel call the same
+// service): list, create (the token is shown once), show, update, rotate, pause, resume,
+// revoke and delete. Listings never carry tokens or their digests, only a short hint.
+import { Type, type TObject } from '@sinclair/typebox'
+import { invalid } from '../../contract/errors.js'
+import { expiryFromDuration, type CreateCredentialInput } from '../../auth/credentials.js'
+import { assertValid } from '../../store/validation.js'
+import { credentialId } from './admin-params.js'
+import { sendAdminData, type AdminRoutes } from './admin-route.js'
+
+const WebhookInterest = Type.Object({
+  resourceType: Type.Union([Type.Literal('entry'), Type.Literal('product'), Type.Literal('order')]),
+  actions: Type.Array(Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]), { minItems: 1 }),
+}, { additionalProperties: false })
+
+const Boundaries = Type.Object({
+  sections: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }))),
+  entryIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }))),
+  productIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }))),
+}, { additionalProperties: false })
+
+const credentialProperties = {
+  label: Type.String({ minLength: 1, maxLength: 200 }),
+  scopes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  /** Relative expiry: `30d`, `12h`, `90m`. */
+  expiresIn: Type.String({ pattern: '^\\d+[dhm]$' }),
+  ipAllowlist: Type.Array(Type.String({ minLength: 1, maxLength: 64 })),
+  webhookInterests: Type.Array(WebhookInterest),
+  boundaries: Type.Union([Boundaries, Type.Null()]),
+}
+
+const optional = (props: typeof credentialProperties, except: readonly string[] = []) =>
+  Object.fromEntries(Object.entries(props).map(([k, v]) => [k, except.includes(k) ? v : Type.Optional(v)]))
+
+export const CreateCredentialBody: TObject = Type.Object(optional(credentialProperties, ['label', 'scopes']), { additionalProperties: false })
+export const UpdateCredentialBody: TObject = Type.Object(optional(credentialProperties), { additionalProperties: false, minProperties: 1 })
+
+type CredentialBody = Partial<CreateCredentialInput> & { expiresIn?: string }
+
+/** Validates a body and turns `expiresIn` into `expiresAt`. */
+function credentialInput(schema: TObject, body: unknown): Partial<CreateCredentialInput> {
+  assertValid(schema, body)
+  const { expiresIn, ...rest } = body as CredentialBody
+  if (expiresIn === undefined) return rest
+  if (rest.expiresAt !== undefined) throw invalid('expiresIn', 'give expiresAt or expiresIn, not both')
+  return { ...rest, expiresAt: expiryFromDuration(expiresIn) }
+}
+
+export const credentialRoutes: AdminRoutes = (admin, { services }) => {
+  const { credentials } = services
+
+  admin.get('/credentials', async (request, reply) => sendAdminData(reply, request, await credentials.list()))
+
+  admin.post('/credentials', async (request, reply) => {
+    const input = credentialInput(CreateCredentialBody, request.body) as CreateCredentialInput
+    const { credential, token } = await credentials.create(input)
+    return sendAdminData(reply, request, { ...credential, token }, 201)
+  })
+
+  admin.get('/credentials/:id', async (request, reply) =>
+    sendAdminData(reply, request, await credentials.get(credentialId(request.params))))
+
+  admin.patch('/credentials/:id', async (request, reply) => {
+    const id = credentialId(request.params)
+    return sendAdminData(reply, request, await credentials.update(id, credentialInput(UpdateCredentialBody, request.body)))
+  })
+
+  admin.post('/credentials/:id/rotate', async (request, reply) => {
+    const { credential, token } = await credentials.rotate(credentialId(request.params))
+    return sendAdminData(reply, request, { ...credential, token })
+  })
+
+  for (const [action, status] of [['pause', 'paused'], ['resume', 'active'], ['revoke', 'revoked']] as const) {
+    admin.post(`/credentials/:id/${action}`, async (request, reply) =>
+      sendAdminData(reply, request, await credentials.setStatus(credentialId(request.params), status)))
+  }
+
+  admin.delete('/credentials/:id', async (request, reply) => {
+    await credentials.delete(credentialId(request.params))
+    return reply.code(204).send()
+  })
+}
