@@ -4,13 +4,15 @@ import { sql } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../database.js'
 import { contentStore } from './001-content-store.js'
 import { credentials } from './002-credentials.js'
+import { syncState } from './004-sync-state.js'
+import { opsIncidents } from './007-ops-incidents.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials]
+export const migrations: readonly Migration[] = [contentStore, credentials, syncState, opsIncidents]
 
 export interface MigrationResult {
   readonly name: string
