@@ -8,6 +8,7 @@
 // the same order. SQLite has one writer at a time and needs nothing.
 import { sql } from 'kysely'
 import type { Db, DialectAdapter } from './database.js'
+import { setMeta } from './meta.js'
 import type { ChangeEvent } from './content-store.js'
 
 export type ChangeAction = 'created' | 'updated' | 'deleted'
@@ -23,8 +24,13 @@ export interface ChangeRow {
   readonly updatedAt: number
 }
 
-export async function appendChanges(tx: Db, adapter: DialectAdapter, events: ChangeEvent[]): Promise<void> {
-  if (adapter.name === 'postgres') await sql`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`.execute(tx)
+export interface AppendOptions {
+  /** Test-only: `false` leaves out the commit-order lock (see ContentStoreOptions). */
+  readonly commitOrderLock?: boolean
+}
+
+export async function appendChanges(tx: Db, adapter: DialectAdapter, events: ChangeEvent[], opts: AppendOptions = {}): Promise<void> {
+  if (adapter.name === 'postgres' && opts.commitOrderLock !== false) await sql`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`.execute(tx)
   const batch = 5000
   for (let start = 0; start < events.length; start += batch) {
     const slice = events.slice(start, start + batch)
@@ -72,9 +78,18 @@ export async function oldestRetainedSeq(db: Db): Promise<number> {
   return Number(row?.min ?? 0)
 }
 
-/** Deletes entries older than the retention window; returns how many went. */
+/** Meta key holding the highest sequence number pruning removed (cursors before it are expired). */
+export const PRUNED_THROUGH_KEY = 'changes_pruned_through'
+
+/** Deletes entries older than the retention window and records how far it went. */
 export async function pruneChanges(db: Db, retentionDays: number, now = Date.now()): Promise<number> {
   const cutoff = now - retentionDays * 86_400_000
-  const res = await db.deleteFrom('change_log').where('occurred_at', '<', cutoff).executeTakeFirst()
-  return Number(res.numDeletedRows ?? 0)
+  return db.transaction().execute(async (trx) => {
+    const top = await trx.selectFrom('change_log').select((eb) => eb.fn.max('seq').as('max'))
+      .where('occurred_at', '<', cutoff).executeTakeFirst()
+    if (top?.max === null || top?.max === undefined) return 0
+    const res = await trx.deleteFrom('change_log').where('seq', '<=', Number(top.max)).executeTakeFirst()
+    await setMeta(trx, PRUNED_THROUGH_KEY, String(top.max))
+    return Number(res.numDeletedRows ?? 0)
+  })
 }

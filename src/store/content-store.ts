@@ -32,10 +32,19 @@ export interface Actor {
   readonly id: string
 }
 
+export interface ContentStoreOptions {
+  /**
+   * Test-only: `false` skips the change log's commit-order lock on PostgreSQL, so the
+   * concurrent-writer feed test can show it would catch a skipped change. Never set it
+   * in a running service.
+   */
+  readonly commitOrderLock?: boolean
+}
+
 export class ContentStore {
   private readonly hooks: ChangeHook[] = []
 
-  constructor(readonly database: Database) {}
+  constructor(readonly database: Database, private readonly options: ContentStoreOptions = {}) {}
 
   addChangeHook(hook: ChangeHook): void {
     this.hooks.push(hook)
@@ -44,7 +53,7 @@ export class ContentStore {
   /** Runs `fn` in one transaction; its changes, derived refreshes and hooks commit together. */
   async transaction<T>(fn: (w: StoreWriter) => Promise<T>): Promise<T> {
     return this.database.db.transaction().execute(async (trx) => {
-      const w = new StoreWriter(trx, this.database)
+      const w = new StoreWriter(trx, this.database, this.options)
       const result = await fn(w)
       await w.flush(this.hooks)
       return result
@@ -81,7 +90,7 @@ export class StoreWriter {
   private readonly knownRefs = new Map<string, Set<unknown>>()
   private lastStamp = 0
 
-  constructor(readonly tx: Db, private readonly database: Database) {}
+  constructor(readonly tx: Db, private readonly database: Database, private readonly options: ContentStoreOptions = {}) {}
 
   /**
    * Millisecond timestamp, never decreasing within this writer. Never ahead of the clock:
@@ -185,7 +194,7 @@ export class StoreWriter {
     for (const productId of this.dirtyProducts) await this.refreshProduct(productId)
     this.dirtyProducts.clear()
     if (this.events.length === 0) return
-    await appendChanges(this.tx, this.database.adapter, this.events)
+    await appendChanges(this.tx, this.database.adapter, this.events, { commitOrderLock: this.options.commitOrderLock })
     for (const hook of hooks) await hook(this.tx, this.events)
   }
 
