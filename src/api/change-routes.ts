@@ -4,7 +4,9 @@ import { Type } from '@sinclair/typebox'
 import { ApiError, invalid } from '../contract/errors.js'
 import { changeFeedTypes, resourceByChangeType } from '../resources/index.js'
 import type { Resource } from '../resources/declare.js'
-import { readChanges } from '../store/change-log.js'
+import { PRUNED_THROUGH_KEY, readChanges } from '../store/change-log.js'
+
+export { PRUNED_THROUGH_KEY }
 import { getMeta } from '../store/meta.js'
 import { isoOf } from '../store/documents.js'
 import type { Services } from '../services.js'
@@ -31,9 +33,6 @@ const ChangesQuery = Type.Object({
   fields: Type.Optional(commonListParams.fields),
   filter: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'resourceType:VALUE or action:VALUE expressions' })),
 }, { additionalProperties: false })
-
-/** Key under which pruning records the highest sequence number it removed. */
-export const PRUNED_THROUGH_KEY = 'changes_pruned_through'
 
 export function changeRoutes(services: Services): MachineRoute[] {
   return [{
