@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../database.js'
 import { contentStore } from './001-content-store.js'
 import { credentials } from './002-credentials.js'
+import { webhooks } from './003-webhooks.js'
 import { syncState } from './004-sync-state.js'
 import { opsIncidents } from './007-ops-incidents.js'
 
@@ -12,7 +13,7 @@ export interface Migration {
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, syncState, opsIncidents]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents]
 
 export interface MigrationResult {
   readonly name: string
