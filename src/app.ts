@@ -12,6 +12,7 @@ import type { MachineRoute } from './api/machine-route.js'
 import { resourceRoutes } from './api/resource-routes.js'
 import { changeRoutes } from './api/change-routes.js'
 import { authRoutes } from './api/auth-routes.js'
+import { syncStateRoutes } from './integration/sync-state-routes.js'
 import { adminApi } from './api/admin/admin-api.js'
 
 export interface BuildOptions {
@@ -54,11 +55,15 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     reply.header('X-Request-Id', request.id)
   })
   installErrorHandler(app)
+  // Bodies are JSON only: without Fastify's default text/plain parser, any other media
+  // type is answered 415 UNSUPPORTED_MEDIA_TYPE.
+  app.removeContentTypeParser('text/plain')
 
   const routes: MachineRoute[] = [
     ...authRoutes(),
     ...resourceRoutes(services),
     ...changeRoutes(services),
+    ...syncStateRoutes(services),
   ]
 
   await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes })
