@@ -25,6 +25,11 @@ export const derivations: Readonly<Record<string, Derivation>> = {
     },
   },
   products: {
+    // A new product has no variants yet; its stock fields must say so (totalStock 0, not
+    // the null that means unlimited) until a variant write refreshes them.
+    beforeWrite(_w, next, previous) {
+      if (!previous) Object.assign(next, productStock([]))
+    },
     async beforeDelete(w, previous) {
       const ids = await w.idsWhere('variants', 'productId', previous.id as number)
       for (const id of ids) await w.remove('variants', id, { skipProductRefresh: true })

@@ -5,7 +5,7 @@
 //
 // Other parts add admin endpoints by writing a file that exports an `AdminRoutes` function
 // and passing it in `routes` where src/app.ts calls `adminApi` (see docs/architecture.md).
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError } from '../../contract/errors.js'
 import type { Services } from '../../services.js'
 import { sendError } from '../error-handler.js'
@@ -30,6 +30,23 @@ const toRegex = (url: string) => new RegExp('^' + url.replace(/:[A-Za-z]+/g, '[^
 export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Promise<void> {
   const authenticateAdmin = makeAdminAuthenticator({ adminToken: opts.services.settings.adminToken, sessionResolver: opts.sessionResolver })
   const ctx: AdminRouteContext = { services: opts.services, authenticateAdmin }
+  const limit = opts.services.settings.rateLimitPerMinute
+
+  // Failed attempts count against the client address, as on the machine API, so the
+  // admin token cannot be guessed at full speed.
+  const authenticate = async (request: FastifyRequest) => {
+    try {
+      await authenticateAdmin(request)
+    } catch (err) {
+      if (limit > 0 && err instanceof ApiError && err.code === 'UNAUTHORIZED') {
+        const d = await opts.services.rateLimiter.hit(`admin-ip:${request.ip}`, limit)
+        if (!d.allowed) {
+          throw new ApiError('RATE_LIMIT_EXCEEDED', `Too many failed admin authentications; retry in ${d.resetSeconds} seconds`, undefined, { 'Retry-After': String(d.resetSeconds) })
+        }
+      }
+      throw err
+    }
+  }
 
   await app.register(async (admin) => {
     const known: { regex: RegExp; methods: Set<string> }[] = []
@@ -43,7 +60,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
     admin.addHook('onRequest', async (request, reply) => {
       // Answers carry records with personal data and freshly issued tokens.
       reply.header('Cache-Control', 'no-store')
-      await authenticateAdmin(request)
+      await authenticate(request)
     })
     // Only JSON bodies: without this Fastify would also accept text/plain.
     admin.removeAllContentTypeParsers()
@@ -60,7 +77,7 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
     admin.setNotFoundHandler(async (request, reply) => {
       reply.header('Cache-Control', 'no-store')
       try {
-        await authenticateAdmin(request)
+        await authenticate(request)
       } catch (err) {
         if (err instanceof ApiError) return sendError(reply, request, err)
         throw err
