@@ -106,6 +106,11 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       // Authentication and scope come before input validation (DESIGN §4 order of checks).
       onRequest: async (request, reply) => {
         started.set(request, performance.now())
+        // Set before any check so error answers of a deprecated alias announce it too.
+        if (route.deprecated && route.replacedBy) {
+          reply.header('Deprecation', 'true')
+          reply.header('Link', `<${BASE_PATH}${route.replacedBy}>; rel="successor-version"`)
+        }
         const caller = await authenticate(request, reply)
         if (!caller.scopes.has(route.scope)) {
           opts.onDenied?.('scope', request)
@@ -117,10 +122,8 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       },
       handler: async (request, reply) => {
         const result = await route.handler({ request, reply, caller: request.caller as Caller, query: request.query, body: request.body })
-        if (route.deprecated && route.replacedBy) {
-          reply.header('Deprecation', 'true')
-          reply.header('Link', `<${BASE_PATH}${route.replacedBy}>; rel="successor-version"`)
-        }
+        // A format of its own (Prometheus text exposition), negotiated by the handler.
+        if ('text' in result) return reply.type(result.contentType).send(result.text)
         return reply.type('application/json; charset=utf-8').send(envelopeText(result, request.id))
       },
     })

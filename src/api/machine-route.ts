@@ -27,6 +27,12 @@ export interface RawRouteResult {
   readonly meta?: Record<string, unknown>
 }
 
+/** A body in a format of its own (Prometheus text exposition), sent as is, without the envelope. */
+export interface TextRouteResult {
+  readonly text: string
+  readonly contentType: string
+}
+
 export interface RouteContext {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
@@ -62,7 +68,7 @@ export interface MachineRoute {
   readonly replacedBy?: string
   /** Extra headers documented on success (e.g. Deprecation). */
   readonly rootAlias?: boolean
-  readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult>
+  readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult | TextRouteResult>
 }
 
 export function routeEnabled(route: MachineRoute, settings: Settings): boolean {

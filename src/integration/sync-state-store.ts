@@ -1,0 +1,140 @@
+// Sync checkpoints and the lag computed from them. A checkpoint's position in the change log
+// is, in order of preference: the sequence number inside its /changes cursor, its
+// updatedSince, or its checkpointAt. Lag is computed when read, never stored, so it grows
+// while a consumer stands still.
+import type { Db } from '../store/database.js'
+
+export interface Checkpoint {
+  readonly integrationKey: string
+  readonly resourceType: string
+  readonly cursor: string | null
+  readonly updatedSince: string | null
+  readonly checkpointAt: string
+  readonly metadata: Record<string, unknown> | null
+}
+
+export interface CheckpointWrite {
+  readonly integrationKey: string
+  readonly resourceType: string
+  readonly cursor: string | null
+  /** Change-log sequence number the cursor points after. */
+  readonly cursorSeq: number | null
+  readonly updatedSince: number | null
+  readonly checkpointAt: number
+  readonly metadata: Record<string, unknown> | null
+  readonly credentialId: string
+}
+
+export interface CheckpointLag extends Checkpoint {
+  /** Changes of this type after the checkpoint's position. */
+  readonly pendingChanges: number
+  /** Seconds between the checkpoint's position and the newest change of this type (0 when caught up). */
+  readonly lagSeconds: number
+  /** What the position was taken from. */
+  readonly positionBy: 'cursor' | 'updatedSince' | 'checkpointAt'
+  readonly positionAt: string | null
+  readonly newestChangeAt: string | null
+  /** The cursor points before the change log's retention: /changes would answer 410. */
+  readonly cursorExpired: boolean
+}
+
+interface Row {
+  integration_key: string
+  resource_type: string
+  cursor: string | null
+  cursor_seq: number | null
+  updated_since: number | null
+  checkpoint_at: number
+  metadata: unknown
+}
+
+const iso = (ms: number | null | undefined) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString())
+const parseJson = (v: unknown): Record<string, unknown> | null =>
+  v === null || v === undefined ? null : typeof v === 'string' ? (JSON.parse(v) as Record<string, unknown>) : (v as Record<string, unknown>)
+
+function toCheckpoint(r: Row): Checkpoint {
+  return {
+    integrationKey: r.integration_key,
+    resourceType: r.resource_type,
+    cursor: r.cursor,
+    updatedSince: iso(r.updated_since),
+    checkpointAt: iso(r.checkpoint_at) as string,
+    metadata: parseJson(r.metadata),
+  }
+}
+
+export class SyncStateStore {
+  constructor(private readonly db: Db) {}
+
+  /** Writes (or replaces) the checkpoint of (integrationKey, resourceType); last write wins, so a consumer may rewind. */
+  async write(c: CheckpointWrite, now = Date.now()): Promise<Checkpoint> {
+    const values = {
+      cursor: c.cursor,
+      cursor_seq: c.cursorSeq,
+      updated_since: c.updatedSince,
+      checkpoint_at: c.checkpointAt,
+      metadata: c.metadata === null ? null : JSON.stringify(c.metadata),
+      credential_id: c.credentialId,
+      written_at: now,
+    }
+    await this.db.insertInto('sync_checkpoints')
+      .values({ integration_key: c.integrationKey, resource_type: c.resourceType, ...values })
+      .onConflict((oc) => oc.columns(['integration_key', 'resource_type']).doUpdateSet(values))
+      .execute()
+    const row = await this.db.selectFrom('sync_checkpoints').selectAll()
+      .where('integration_key', '=', c.integrationKey).where('resource_type', '=', c.resourceType)
+      .executeTakeFirstOrThrow()
+    return toCheckpoint(row as Row)
+  }
+
+  /** Every checkpoint of a key with its lag, in resource-type order. */
+  async lag(integrationKey: string, opts: { resourceType?: string; prunedThrough: number }): Promise<CheckpointLag[]> {
+    let q = this.db.selectFrom('sync_checkpoints').selectAll().where('integration_key', '=', integrationKey)
+    if (opts.resourceType) q = q.where('resource_type', '=', opts.resourceType)
+    const rows = (await q.orderBy('resource_type').execute()) as Row[]
+    const out: CheckpointLag[] = []
+    for (const row of rows) out.push(await this.lagOf(row, opts.prunedThrough))
+    return out
+  }
+
+  private async lagOf(row: Row, prunedThrough: number): Promise<CheckpointLag> {
+    const type = row.resource_type
+    let pendingQ = this.db.selectFrom('change_log')
+      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('occurred_at').as('first')])
+      .where('resource_type', '=', type)
+    let positionBy: CheckpointLag['positionBy']
+    let positionAt: number | null
+    if (row.cursor_seq !== null) {
+      positionBy = 'cursor'
+      pendingQ = pendingQ.where('seq', '>', Number(row.cursor_seq))
+      const at = await this.db.selectFrom('change_log').select('occurred_at').where('seq', '=', Number(row.cursor_seq)).executeTakeFirst()
+      positionAt = at ? Number(at.occurred_at) : null
+    } else if (row.updated_since !== null) {
+      positionBy = 'updatedSince'
+      pendingQ = pendingQ.where('updated_at', '>', Number(row.updated_since))
+      positionAt = Number(row.updated_since)
+    } else {
+      positionBy = 'checkpointAt'
+      pendingQ = pendingQ.where('occurred_at', '>', Number(row.checkpoint_at))
+      positionAt = Number(row.checkpoint_at)
+    }
+    const pending = await pendingQ.executeTakeFirst()
+    const newest = await this.db.selectFrom('change_log').select((eb) => eb.fn.max('occurred_at').as('at'))
+      .where('resource_type', '=', type).executeTakeFirst()
+    const count = Number(pending?.n ?? 0)
+    const newestAt = newest?.at === null || newest?.at === undefined ? null : Number(newest.at)
+    // A position whose change row is gone (pruned, or the start of the log) is measured from
+    // the first change still pending.
+    const from = positionAt ?? (pending?.first === null || pending?.first === undefined ? null : Number(pending.first))
+    const lagSeconds = count > 0 && newestAt !== null && from !== null ? Math.max(0, (newestAt - from) / 1000) : 0
+    return {
+      ...toCheckpoint(row),
+      pendingChanges: count,
+      lagSeconds,
+      positionBy,
+      positionAt: iso(positionAt),
+      newestChangeAt: iso(newestAt),
+      cursorExpired: row.cursor_seq !== null && Number(row.cursor_seq) < prunedThrough,
+    }
+  }
+}
