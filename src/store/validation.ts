@@ -24,7 +24,7 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
     let param = prefix + (path || '(body)')
     let problem = e.message
     // An unknown property is reported on the object holding it; name the property instead.
-    if (e.schema.additionalProperties === false && typeof e.value === 'object' && e.value !== null) {
+    if (e.schema.additionalProperties === false && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
       const allowed = Object.keys((e.schema as TObject).properties ?? {})
       const extra = Object.keys(e.value).filter((k) => !allowed.includes(k))
       if (extra.length > 0) {
