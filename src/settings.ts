@@ -34,6 +34,8 @@ export interface Settings {
   readonly rateLimitPerMinute: number
   readonly redisUrl?: string
   readonly changesRetentionDays: number
+  /** Length of the sliding window incidents are judged over (docs/operations.md). */
+  readonly incidentWindowSeconds: number
   readonly providers: readonly string[]
   readonly logLevel: string
   /** Settings that were clamped or ignored; readiness and diagnostics show them. */
@@ -130,6 +132,7 @@ export function loadSettings(env: Env = process.env): Settings {
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0),
     redisUrl: read('REDIS_URL'),
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 90, 1),
+    incidentWindowSeconds: int('INCIDENT_WINDOW_SECONDS', 300, 1, { value: 86_400, clamp: false }),
     providers: (read('PROVIDERS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     logLevel: read('LOG_LEVEL') ?? 'info',
     warnings,
