@@ -279,6 +279,8 @@ function checkInput(input: Partial<CreateCredentialInput>): void {
   for (const cidr of input.ipAllowlist ?? []) if (!parseCidr(cidr)) problems.push({ param: 'ipAllowlist', problem: `invalid CIDR "${cidr}"` })
   if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) problems.push({ param: 'expiresAt', problem: 'not a date-time' })
   for (const w of input.webhookInterests ?? []) {
+    // Callers other than the admin API (CLI, panel) pass unchecked JSON: no TypeError here.
+    if (typeof w !== 'object' || w === null) { problems.push({ param: 'webhookInterests', problem: 'each interest is an object' }); continue }
     if (!['entry', 'product', 'order'].includes(w.resourceType)) problems.push({ param: 'webhookInterests', problem: `unknown resourceType "${String(w.resourceType)}"` })
     if (!Array.isArray(w.actions) || w.actions.some((a) => !['created', 'updated', 'deleted'].includes(a))) {
       problems.push({ param: 'webhookInterests', problem: 'actions must be created, updated or deleted' })
