@@ -106,7 +106,7 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
     conn.pragma('synchronous = NORMAL')
     conn.pragma('busy_timeout = 5000')
     conn.pragma('foreign_keys = ON')
-    const db: Db = new Kysely({ dialect: new SqliteDialect({ database: conn }) })
+    const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
     return { db, adapter: sqliteAdapter, url, close: () => db.destroy() }
   }
   const pool = new pg.Pool({
@@ -119,6 +119,32 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
   pool.on('error', () => {})
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
   return { db, adapter: postgresAdapter, url, close: () => db.destroy() }
+}
+
+/**
+ * Kysely prepares a statement for every query; preparing costs as much as running a
+ * page query, so statements are kept per SQL text. Reuse is safe: better-sqlite3 runs
+ * each statement to completion synchronously (we never stream).
+ */
+function withStatementCache(conn: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>()
+  return new Proxy(conn, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (text: string) => {
+          let statement = cache.get(text)
+          if (!statement) {
+            if (cache.size >= 2000) cache.clear()
+            statement = target.prepare(text)
+            cache.set(text, statement)
+          }
+          return statement
+        }
+      }
+      const value = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
 }
 
 /** snake_case column name of a document property. */
