@@ -9,6 +9,7 @@ import { CredentialService } from './auth/credentials.js'
 import { createRateLimiter, type RateLimiter } from './auth/rate-limit.js'
 import { CursorCodec } from './api/cursor.js'
 import { siteSecret } from './store/meta.js'
+import { WebhookService } from './webhooks/webhook-service.js'
 
 export interface Services {
   readonly settings: Settings
@@ -18,20 +19,27 @@ export interface Services {
   readonly credentials: CredentialService
   readonly rateLimiter: RateLimiter
   readonly cursors: CursorCodec
+  /** Outbox hook (registered on `store`), in-process delivery worker, probe, sink. */
+  readonly webhooks: WebhookService
   readonly logger: Logger
   readonly startedAt: number
 }
 
 /** Builds services on a migrated database. */
 export async function createServices(settings: Settings, database: Database, logger: Logger): Promise<Services> {
+  const store = new ContentStore(database)
+  const webhooks = new WebhookService(database, settings, logger)
+  // Every write, whoever makes it (admin API, import, control actions), queues its events.
+  store.addChangeHook(webhooks.outboxHook)
   return {
     settings,
     database,
-    store: new ContentStore(database),
+    store,
     reader: new RecordReader(database),
     credentials: new CredentialService(database, settings),
     rateLimiter: createRateLimiter(settings.redisUrl),
     cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
+    webhooks,
     logger,
     startedAt: Date.now(),
   }

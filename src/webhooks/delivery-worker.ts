@@ -1,0 +1,174 @@
+// The delivery worker: claims due deliveries with leases and sends up to `concurrency`
+// at once. It runs inside `gatehouse serve` (started by buildApp) and as standalone
+// `gatehouse worker` processes; any number of them share one queue, since everything they
+// coordinate on (leases, attempts, heartbeats) lives in the database.
+import { hostname } from 'node:os'
+import { randomBytes } from 'node:crypto'
+import type { Logger } from 'pino'
+import type { Database } from '../store/database.js'
+import type { Settings } from '../settings.js'
+import { claimDeliveries, nextClaimableAt, pruneDelivered, type ClaimedDelivery } from './delivery-queue.js'
+import { attemptDelivery, type DeliveryContext } from './attempt-delivery.js'
+
+export interface WorkerOptions {
+  readonly workerId?: string
+  /** Deliveries in flight at once (default 16). */
+  readonly concurrency?: number
+  /** Longest idle wait between looks at the queue (default 500 ms). */
+  readonly pollMs?: number
+  /** How long a claim is exclusive (default: timeout + 15 s); a dead worker's claims expire after it. */
+  readonly leaseMs?: number
+  /** First retry delay; default PLUGIN_GATEHOUSE_WEBHOOK_RETRY_BASE_SECONDS. */
+  readonly retryBaseMs?: number
+  readonly heartbeatMs?: number
+  /** Delivered rows are kept this long for inspection (default 7 days). */
+  readonly keepDeliveredMs?: number
+  readonly random?: () => number
+}
+
+export interface WorkerStats {
+  readonly workerId: string
+  readonly running: boolean
+  readonly inFlight: number
+  readonly delivered: number
+  readonly retried: number
+  readonly deadLettered: number
+}
+
+const PRUNE_EVERY_MS = 10 * 60 * 1000
+
+export class DeliveryWorker {
+  readonly id: string
+  private readonly concurrency: number
+  private readonly pollMs: number
+  private readonly leaseMs: number
+  private readonly heartbeatMs: number
+  private readonly keepDeliveredMs: number
+  private readonly ctx: DeliveryContext
+  private readonly inflight = new Set<Promise<void>>()
+  private running = false
+  private loopDone: Promise<void> | undefined
+  private wakeUp: (() => void) | undefined
+  private woken = false
+  private heartbeatTimer: NodeJS.Timeout | undefined
+  private lastPrune = 0
+  private readonly startedAt = Date.now()
+  private counts = { delivered: 0, retried: 0, deadLettered: 0 }
+
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: WorkerOptions = {}) {
+    this.id = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
+    this.concurrency = Math.max(1, opts.concurrency ?? 16)
+    this.pollMs = Math.max(10, opts.pollMs ?? 500)
+    this.leaseMs = opts.leaseMs ?? settings.webhookTimeoutSeconds * 1000 + 15_000
+    this.heartbeatMs = opts.heartbeatMs ?? 5000
+    this.keepDeliveredMs = opts.keepDeliveredMs ?? 7 * 86_400_000
+    this.ctx = { database, settings, logger, retryBaseMs: opts.retryBaseMs ?? settings.webhookRetryBaseSeconds * 1000, random: opts.random }
+  }
+
+  start(): void {
+    if (this.running) return
+    this.running = true
+    this.loopDone = this.loop()
+    this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs)
+    this.heartbeatTimer.unref()
+  }
+
+  /** Look at the queue now instead of at the next poll. */
+  wake(): void {
+    this.woken = true
+    const w = this.wakeUp
+    this.wakeUp = undefined
+    w?.()
+  }
+
+  /** Stops claiming, lets attempts in flight finish (each bounded by the timeout), signs off. */
+  async stop(): Promise<void> {
+    if (!this.running) return
+    this.running = false
+    this.wake()
+    await this.loopDone
+    await Promise.allSettled([...this.inflight])
+    clearInterval(this.heartbeatTimer)
+    await this.database.db.deleteFrom('webhook_workers').where('worker_id', '=', this.id).execute().catch(() => {})
+  }
+
+  stats(): WorkerStats {
+    return { workerId: this.id, running: this.running, inFlight: this.inflight.size, ...this.counts }
+  }
+
+  private async loop(): Promise<void> {
+    await this.heartbeat()
+    while (this.running) {
+      const free = this.concurrency - this.inflight.size
+      let claimed = 0
+      if (free > 0) {
+        try {
+          const claims = await claimDeliveries(this.database, { workerId: this.id, limit: free, leaseMs: this.leaseMs })
+          for (const c of claims) this.dispatch(c)
+          claimed = claims.length
+        } catch (err) {
+          if (!this.running) break
+          this.logger.error({ err }, 'webhook worker could not claim deliveries')
+          await this.sleep(this.pollMs)
+          continue
+        }
+      }
+      if (!this.running) break
+      // Full: more may be due; a finishing attempt wakes us.
+      if (free === 0 || claimed === free) {
+        await this.sleep(this.pollMs)
+        continue
+      }
+      // Nothing more due now: sleep until the next row becomes claimable, a wake, or the poll.
+      const next = await nextClaimableAt(this.database.db).catch(() => null)
+      const wait = next === null ? this.pollMs : Math.min(this.pollMs, Math.max(0, next - Date.now()))
+      if (wait > 0) await this.sleep(wait)
+    }
+  }
+
+  private dispatch(claim: ClaimedDelivery): void {
+    const p: Promise<void> = attemptDelivery(this.ctx, claim)
+      .then((outcome) => {
+        if (outcome.status === 'delivered') this.counts.delivered++
+        else if (outcome.status === 'retrying') this.counts.retried++
+        else this.counts.deadLettered++
+      })
+      .catch((err) => {
+        // The lease expires and another claim retries it: at-least-once holds.
+        this.logger.error({ err, deliveryId: claim.deliveryId }, 'webhook delivery bookkeeping failed')
+      })
+      .finally(() => {
+        this.inflight.delete(p)
+        this.wake()
+      })
+    this.inflight.add(p)
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken) {
+      this.woken = false
+      return Promise.resolve()
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => { this.wakeUp = undefined; resolve() }, ms)
+      this.wakeUp = () => { clearTimeout(timer); this.woken = false; resolve() }
+    })
+  }
+
+  private async heartbeat(): Promise<void> {
+    const now = Date.now()
+    const values = { pid: process.pid, hostname: hostname(), heartbeat_at: now, delivered: this.counts.delivered, failed: this.counts.deadLettered }
+    try {
+      await this.database.db.insertInto('webhook_workers').values({ worker_id: this.id, started_at: this.startedAt, ...values })
+        .onConflict((oc) => oc.column('worker_id').doUpdateSet(values)).execute()
+      if (now - this.lastPrune > PRUNE_EVERY_MS) {
+        this.lastPrune = now
+        await pruneDelivered(this.database.db, now - this.keepDeliveredMs)
+        // Heartbeats of workers gone for a day are history, not signal.
+        await this.database.db.deleteFrom('webhook_workers').where('heartbeat_at', '<', now - 86_400_000).execute()
+      }
+    } catch (err) {
+      if (this.running) this.logger.warn({ err }, 'webhook worker heartbeat failed')
+    }
+  }
+}

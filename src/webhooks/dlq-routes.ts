@@ -1,0 +1,46 @@
+// GET /webhooks/dlq and POST /webhooks/dlq/replay on the machine API. Listings carry the
+// delivery's bookkeeping but not its payload: a dead letter's snapshot is content the
+// caller's webhooks:dlq:read scope does not cover (the admin API shows payloads).
+import { Type } from '@sinclair/typebox'
+import type { Services } from '../services.js'
+import type { MachineRoute } from '../api/machine-route.js'
+import { queryDigest } from '../api/cursor.js'
+import { invalid } from '../contract/errors.js'
+import { listDeadLetters, replayAll, replayOne } from './dead-letters.js'
+import { DeadLetterItem, DlqQuery, ReplayBody, ReplayResultData, replayRequest } from './dlq-schemas.js'
+
+export function dlqRoutes(services: Services): MachineRoute[] {
+  const { database, cursors } = services
+  return [{
+    method: 'GET', path: '/webhooks/dlq', key: 'webhooks.dlq.list', tag: 'webhooks',
+    summary: 'Dead-letter queue: deliveries that exhausted their attempts (failed) or were replayed and await delivery (queued)',
+    scope: 'webhooks:dlq:read', querystring: DlqQuery, data: Type.Array(DeadLetterItem), list: true,
+    errors: ['INVALID_REQUEST'],
+    handler: async ({ query }) => {
+      const digest = queryDigest({ status: query.status ?? null })
+      let afterId: number | undefined
+      if (query.cursor) {
+        const c = cursors.decode<{ q?: string; after?: number }>(query.cursor)
+        if (c.q !== digest || typeof c.after !== 'number') throw invalid('cursor', 'cursor belongs to another query')
+        afterId = c.after
+      }
+      const { items, hasMore } = await listDeadLetters(database, { status: query.status, limit: query.limit ?? 50, afterId })
+      const last = items[items.length - 1]
+      return {
+        data: items,
+        pagination: { hasMore, nextCursor: hasMore && last ? cursors.encode({ q: digest, after: last.id }) : null },
+      }
+    },
+  }, {
+    method: 'POST', path: '/webhooks/dlq/replay', key: 'webhooks.dlq.replay', tag: 'webhooks',
+    summary: 'Replay one dead-letter item by id, or all failed items with mode=all',
+    scope: 'webhooks:dlq:replay', body: ReplayBody, data: ReplayResultData,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+    handler: async ({ body }) => {
+      const req = replayRequest(body)
+      const result = req.mode === 'all' ? await replayAll(database, req.limit) : await replayOne(database, req.id)
+      if (result.replayed > 0) services.webhooks.wakeWorker()
+      return { data: result }
+    },
+  }]
+}
