@@ -14,6 +14,11 @@ import { changeRoutes } from './api/change-routes.js'
 import { authRoutes } from './api/auth-routes.js'
 import { syncStateRoutes } from './integration/sync-state-routes.js'
 import { adminApi } from './api/admin/admin-api.js'
+import { dlqRoutes } from './webhooks/dlq-routes.js'
+import { webhookAdminRoutes } from './webhooks/admin-routes.js'
+import { registerTestSink } from './webhooks/test-sink.js'
+import { sinkEnabled } from './webhooks/sink-url.js'
+import type { WorkerOptions } from './webhooks/delivery-worker.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -22,6 +27,12 @@ export interface BuildOptions {
   readonly logger?: Logger
   /** Apply migrations before serving (default true). */
   readonly migrate?: boolean
+  /**
+   * The in-process webhook delivery worker: started when delivery is configured unless
+   * this is false (`gatehouse serve` runs it; tests and scaled-out API processes may not).
+   * Options tune it (tests use a short poll and retry base). Stopped by close().
+   */
+  readonly webhookWorker?: boolean | WorkerOptions
 }
 
 export interface GatehouseApp {
@@ -64,10 +75,13 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...resourceRoutes(services),
     ...changeRoutes(services),
     ...syncStateRoutes(services),
+    ...dlqRoutes(services),
   ]
 
   await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes })
-  await adminApi(app, { services })
+  await adminApi(app, { services, routes: [webhookAdminRoutes] })
+  // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
+  if (sinkEnabled(settings)) await registerTestSink(app, services)
 
   // Load-balancer probes: unauthenticated, no details.
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))
@@ -82,12 +96,15 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     }
   })
 
+  if (opts.webhookWorker !== false) services.webhooks.startWorker(typeof opts.webhookWorker === 'object' ? opts.webhookWorker : {})
+
   return {
     app,
     services,
     routes,
     async close() {
       await app.close()
+      await services.webhooks.stopWorker()
       await services.credentials.close().catch(() => {})
       await services.rateLimiter.close()
       if (!opts.database) await database.close()

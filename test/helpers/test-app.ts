@@ -10,6 +10,7 @@ import { buildApp, type GatehouseApp } from '../../src/app.js'
 import { loadSettings, type Settings } from '../../src/settings.js'
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
 import { migrate } from '../../src/store/migrations/index.js'
+import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
 
 export const PG_URL = process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
 
@@ -97,10 +98,14 @@ export function testSettings(env: Record<string, string> = {}): Settings {
   return loadSettings({ PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0', PLUGIN_GATEHOUSE_LOG_LEVEL: 'silent', ...env })
 }
 
-export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase }): Promise<TestApp> {
+/**
+ * `webhookWorker`: the in-process delivery worker is off in tests unless asked for (true or
+ * options), so a test that sets a webhook URL never sends anything it did not mean to.
+ */
+export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions }): Promise<TestApp> {
   const database = opts.database ?? (await testDatabase(opts.dialect))
   const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env })
-  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }) })
+  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), webhookWorker: opts.webhookWorker ?? false })
   const inject = async (method: 'GET' | 'POST', url: string, body: unknown, token?: string, headers: Record<string, string> = {}) => {
     const res = await built.app.inject({
       method, url,
