@@ -13,6 +13,8 @@ import { resourceRoutes } from './api/resource-routes.js'
 import { changeRoutes } from './api/change-routes.js'
 import { authRoutes } from './api/auth-routes.js'
 import { syncStateRoutes } from './integration/sync-state-routes.js'
+import { Operations } from './ops/operations.js'
+import { opsRoutes } from './ops/ops-routes.js'
 import { adminApi } from './api/admin/admin-api.js'
 import { dlqRoutes } from './webhooks/dlq-routes.js'
 import { webhookAdminRoutes } from './webhooks/admin-routes.js'
@@ -70,15 +72,20 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   // type is answered 415 UNSUPPORTED_MEDIA_TYPE.
   app.removeContentTypeParser('text/plain')
 
+  const ops = new Operations(services)
   const routes: MachineRoute[] = [
     ...authRoutes(),
     ...resourceRoutes(services),
     ...changeRoutes(services),
     ...syncStateRoutes(services),
+    ...opsRoutes(ops),
     ...dlqRoutes(services),
   ]
 
-  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes })
+  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
+  // Incidents are re-evaluated on a timer; pending signal counts are written on close.
+  ops.start()
+  app.addHook('onClose', async () => { await ops.close() })
   await adminApi(app, { services, routes: [webhookAdminRoutes] })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)

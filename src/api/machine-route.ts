@@ -68,6 +68,8 @@ export interface MachineRoute {
   readonly replacedBy?: string
   /** Extra headers documented on success (e.g. Deprecation). */
   readonly rootAlias?: boolean
+  /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
+  readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
   readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult | TextRouteResult>
 }
 

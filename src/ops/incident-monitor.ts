@@ -1,0 +1,168 @@
+// Turns sliding-window signals into incidents kept in the database: an incident opens when
+// its rule's measurement reaches a threshold, follows the level while open, and resolves
+// when the measurement falls below every threshold (so it closes once the window has
+// passed without the failures). Open and resolve times live in `ops_incidents`, with at
+// most one open incident per category (a unique partial index), so every process that
+// evaluates agrees on what is open and since when.
+import { randomBytes } from 'node:crypto'
+import type { Db } from '../store/database.js'
+import type { Settings } from '../settings.js'
+import { incidentRules, severityOf, type IncidentRule, type Severity, type SignalSnapshot, type Threshold } from './incident-rules.js'
+import type { SignalRecorder } from './signal-recorder.js'
+import { readWebhookState } from './webhook-state.js'
+
+export interface Incident {
+  readonly id: string
+  readonly category: string
+  readonly status: 'open' | 'resolved'
+  /** Highest level reached while open. */
+  readonly severity: Severity
+  /** Level now; null once resolved. */
+  readonly currentSeverity: Severity | null
+  readonly openedAt: string
+  readonly resolvedAt: string | null
+  readonly lastEvaluatedAt: string
+  readonly signal: string
+  /** Latest measured value (the value at resolution, once resolved). */
+  readonly value: number
+  readonly peakValue: number
+  readonly windowSeconds: number
+  readonly thresholds: Readonly<Partial<Record<Severity, Threshold>>>
+  readonly summary: string
+  readonly recommendedAction: string
+}
+
+export interface IncidentQuery {
+  readonly severity?: 'all' | Severity
+  readonly status?: 'all' | 'open' | 'resolved'
+  readonly limit?: number
+}
+
+/** Resolved incidents are kept this long. */
+const KEEP_RESOLVED_MS = 30 * 86_400_000
+const rank = (s: Severity | null) => (s === 'critical' ? 2 : s === 'warn' ? 1 : 0)
+const rules = new Map(incidentRules.map((r) => [r.category, r]))
+
+interface Row {
+  id: string
+  category: string
+  signal: string
+  severity: Severity
+  peak_severity: Severity
+  opened_at: number
+  resolved_at: number | null
+  updated_at: number
+  value: number
+  peak_value: number
+  thresholds: unknown
+  window_seconds: number
+}
+
+function toIncident(r: Row): Incident {
+  const rule = rules.get(r.category) as IncidentRule | undefined
+  const open = r.resolved_at === null
+  return {
+    id: r.id,
+    category: r.category,
+    status: open ? 'open' : 'resolved',
+    severity: r.peak_severity,
+    currentSeverity: open ? r.severity : null,
+    openedAt: new Date(Number(r.opened_at)).toISOString(),
+    resolvedAt: open ? null : new Date(Number(r.resolved_at)).toISOString(),
+    lastEvaluatedAt: new Date(Number(r.updated_at)).toISOString(),
+    signal: r.signal,
+    value: Number(r.value),
+    peakValue: Number(r.peak_value),
+    windowSeconds: Number(r.window_seconds),
+    thresholds: typeof r.thresholds === 'string' ? JSON.parse(r.thresholds) : (r.thresholds as Incident['thresholds']),
+    summary: rule?.summary ?? r.category,
+    recommendedAction: rule?.recommendedAction ?? 'See docs/operations.md',
+  }
+}
+
+export class IncidentMonitor {
+  private chain: Promise<void> = Promise.resolve()
+  private timer: NodeJS.Timeout | undefined
+
+  constructor(private readonly db: Db, private readonly settings: Settings, private readonly recorder: SignalRecorder) {}
+
+  get windowMs(): number {
+    return this.settings.incidentWindowSeconds * 1000
+  }
+
+  /** Re-evaluates on a timer so open and resolve times track the signals, also when nobody reads /incidents. */
+  start(): void {
+    if (this.timer) return
+    const every = Math.min(30_000, Math.max(1000, Math.floor(this.windowMs / 4)))
+    this.timer = setInterval(() => { void this.evaluate().catch(() => {}) }, every)
+    this.timer.unref()
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    await this.chain.catch(() => {})
+  }
+
+  /** The signals over the window ending now, after adding this process's pending counts. */
+  async snapshot(now = Date.now()): Promise<SignalSnapshot> {
+    await this.recorder.flush(now)
+    return {
+      windowSeconds: this.settings.incidentWindowSeconds,
+      sums: await this.recorder.windowSums(now),
+      webhooksConfigured: Boolean(this.settings.webhookUrl && this.settings.webhookSecret),
+      webhook: await readWebhookState(this.db, this.windowMs, now),
+    }
+  }
+
+  /** One evaluation at a time per process; callers wait for a fresh one. */
+  evaluate(now?: number): Promise<void> {
+    const run = this.chain.catch(() => {}).then(() => this.evaluateNow(now ?? Date.now()))
+    this.chain = run
+    return run
+  }
+
+  private async evaluateNow(now: number): Promise<void> {
+    const snap = await this.snapshot(now)
+    const open = (await this.db.selectFrom('ops_incidents').selectAll().where('resolved_at', 'is', null).execute()) as Row[]
+    for (const rule of incidentRules) {
+      const m = rule.measure(snap)
+      const level = severityOf(rule, m)
+      const current = open.find((r) => r.category === rule.category)
+      if (level && m) {
+        if (!current) {
+          await this.db.insertInto('ops_incidents').values({
+            id: `inc_${randomBytes(8).toString('hex')}`, category: rule.category, signal: rule.signal,
+            severity: level, peak_severity: level, opened_at: now, resolved_at: null, updated_at: now,
+            value: m.value, peak_value: m.value, thresholds: JSON.stringify(rule.thresholds), window_seconds: snap.windowSeconds,
+          }).onConflict((oc) => oc.column('category').where('resolved_at', 'is', null).doNothing()).execute()
+        } else {
+          await this.db.updateTable('ops_incidents').set({
+            severity: level,
+            peak_severity: rank(level) > rank(current.peak_severity) ? level : current.peak_severity,
+            value: m.value,
+            peak_value: Math.max(Number(current.peak_value), m.value),
+            updated_at: now,
+          }).where('id', '=', current.id).where('resolved_at', 'is', null).execute()
+        }
+      } else if (current) {
+        await this.db.updateTable('ops_incidents').set({ resolved_at: now, updated_at: now, value: m?.value ?? 0 })
+          .where('id', '=', current.id).where('resolved_at', 'is', null).execute()
+      }
+    }
+    await this.db.deleteFrom('ops_incidents').where('resolved_at', '<', now - KEEP_RESOLVED_MS).execute()
+  }
+
+  /** Open incidents first, then the most recently opened; filtered by highest severity reached. */
+  async list(q: IncidentQuery = {}): Promise<Incident[]> {
+    let query = this.db.selectFrom('ops_incidents').selectAll()
+    if (q.severity && q.severity !== 'all') query = query.where('peak_severity', '=', q.severity)
+    if (q.status === 'open') query = query.where('resolved_at', 'is', null)
+    if (q.status === 'resolved') query = query.where('resolved_at', 'is not', null)
+    const rows = (await query
+      .orderBy((eb) => eb.case().when('resolved_at', 'is', null).then(0).else(1).end())
+      .orderBy('opened_at', 'desc').orderBy('id')
+      .limit(q.limit ?? 50).execute()) as Row[]
+    return rows.map(toIncident)
+  }
+}

@@ -1,0 +1,74 @@
+// In-process request metrics: counters by route and status, latency histograms by route,
+// and the denials the machine API reports. Prometheus scrapes each process, so these are
+// per process by design; what several processes must agree on (incidents, queue state)
+// is read from the database instead.
+
+/** Upper bounds of the latency buckets, in seconds (Prometheus `le`). */
+export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const
+
+export type DenialKind = 'auth' | 'scope' | 'rate'
+
+export interface RequestCount {
+  readonly route: string
+  readonly method: string
+  readonly status: number
+  readonly count: number
+}
+
+export interface LatencyHistogram {
+  readonly route: string
+  /** Cumulative counts per bucket bound, then +Inf. */
+  readonly buckets: readonly { readonly le: number | '+Inf'; readonly count: number }[]
+  readonly sumSeconds: number
+  readonly count: number
+}
+
+interface Histogram {
+  readonly counts: number[]
+  sum: number
+  count: number
+}
+
+export class MetricsRegistry {
+  private readonly requests = new Map<string, { route: string; method: string; status: number; count: number }>()
+  private readonly latency = new Map<string, Histogram>()
+  readonly denials: Record<DenialKind, number> = { auth: 0, scope: 0, rate: 0 }
+
+  observeRequest(route: string, method: string, status: number, elapsedMs: number): void {
+    const key = `${route} ${method} ${status}`
+    const entry = this.requests.get(key)
+    if (entry) entry.count++
+    else this.requests.set(key, { route, method, status, count: 1 })
+
+    let h = this.latency.get(route)
+    if (!h) {
+      h = { counts: new Array<number>(LATENCY_BUCKETS.length).fill(0), sum: 0, count: 0 }
+      this.latency.set(route, h)
+    }
+    const seconds = elapsedMs / 1000
+    const i = LATENCY_BUCKETS.findIndex((le) => seconds <= le)
+    if (i >= 0) h.counts[i]++
+    h.sum += seconds
+    h.count++
+  }
+
+  deny(kind: DenialKind): void {
+    this.denials[kind]++
+  }
+
+  requestCounts(): RequestCount[] {
+    return [...this.requests.values()].map((r) => ({ ...r })).sort((a, b) => a.route.localeCompare(b.route) || a.status - b.status)
+  }
+
+  latencyHistograms(): LatencyHistogram[] {
+    return [...this.latency].sort(([a], [b]) => a.localeCompare(b)).map(([route, h]) => {
+      let running = 0
+      const buckets: { le: number | '+Inf'; count: number }[] = LATENCY_BUCKETS.map((le, i) => {
+        running += h.counts[i]
+        return { le, count: running }
+      })
+      buckets.push({ le: '+Inf', count: h.count })
+      return { route, buckets, sumSeconds: h.sum, count: h.count }
+    })
+  }
+}

@@ -1,0 +1,44 @@
+// The operations state of one process: request metrics, the signal recorder and the
+// incident monitor, plus the two callbacks the machine API reports through. Built once in
+// buildApp; the CLI builds one without timers to read the same shared state.
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { Services } from '../services.js'
+import { MetricsRegistry, type DenialKind } from './metrics-registry.js'
+import { SignalRecorder, type SignalName } from './signal-recorder.js'
+import { IncidentMonitor } from './incident-monitor.js'
+
+const DENIAL_SIGNAL: Record<DenialKind, SignalName> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
+
+export class Operations {
+  readonly metrics = new MetricsRegistry()
+  readonly recorder: SignalRecorder
+  readonly monitor: IncidentMonitor
+
+  constructor(readonly services: Services) {
+    this.recorder = new SignalRecorder(services.database.db, services.settings.incidentWindowSeconds * 1000)
+    this.monitor = new IncidentMonitor(services.database.db, services.settings, this.recorder)
+  }
+
+  /** MachineApiOptions.onAnswered: every answered machine request, denied ones included. */
+  readonly onAnswered = (request: FastifyRequest, reply: FastifyReply, elapsedMs: number): void => {
+    const route = request.routeOptions.config.machineRoute?.key ?? 'unknown'
+    this.metrics.observeRequest(route, request.method, reply.statusCode, elapsedMs)
+    this.recorder.record('requests')
+    if (reply.statusCode >= 500) this.recorder.record('server_errors')
+  }
+
+  /** MachineApiOptions.onDenied: authentication, scope and rate-limit refusals. */
+  readonly onDenied = (kind: DenialKind): void => {
+    this.metrics.deny(kind)
+    this.recorder.record(DENIAL_SIGNAL[kind])
+  }
+
+  start(): void {
+    this.monitor.start()
+  }
+
+  async close(): Promise<void> {
+    await this.monitor.stop()
+    await this.recorder.close().catch(() => {})
+  }
+}
