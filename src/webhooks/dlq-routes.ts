@@ -29,6 +29,8 @@ export function dlqRoutes(services: Services): MachineRoute[] {
       return {
         data: items,
         pagination: { hasMore, nextCursor: hasMore && last ? cursors.encode({ q: digest, after: last.id }) : null },
+        // No updatedSince here: a DLQ listing is always a full view of the queue.
+        meta: { mode: 'full' },
       }
     },
   }, {
