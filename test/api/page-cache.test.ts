@@ -1,0 +1,52 @@
+// Repeated reads are served from the page cache, but never across a write (ours or
+// another process's) and never across callers with different scopes.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { buildTestApp } from '../helpers/test-app.js'
+import { seedSmallCatalog } from '../helpers/fixtures.js'
+import { openDatabase } from '../../src/store/database.js'
+import { ContentStore } from '../../src/store/content-store.js'
+
+test('a cached page is dropped by a write through this process or another one', async () => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  try {
+    await seedSmallCatalog(app.services.store)
+    const token = await app.issueToken(['products:read', 'changes:read'])
+    const titles = async () => (await app.get('/gatehouse/v1/products?fields=title', token)).json().data.map((p: { title: string }) => p.title)
+    assert.deepEqual(await titles(), ['Blue shirt', 'Gift card'])
+    assert.deepEqual(await titles(), ['Blue shirt', 'Gift card'])
+    await app.services.store.update('products', 1, { title: 'Red shirt' })
+    assert.deepEqual(await titles(), ['Gift card', 'Red shirt'])
+
+    // Another process: a second connection to the same SQLite file.
+    const other = openDatabase(app.database.url)
+    try {
+      await new ContentStore(other).update('products', 1, { title: 'Green shirt' })
+    } finally {
+      await other.close()
+    }
+    assert.deepEqual(await titles(), ['Gift card', 'Green shirt'])
+    const feed = (await app.get('/gatehouse/v1/changes?types=products&limit=200', token)).json().data
+    assert.equal(feed[feed.length - 1].snapshot.title, 'Green shirt')
+  } finally {
+    await app.close()
+  }
+})
+
+test('callers with different scopes never share a cached page', async () => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  try {
+    await seedSmallCatalog(app.services.store)
+    const sensitive = await app.issueToken(['orders:read', 'orders:read_sensitive'])
+    const plain = await app.issueToken(['orders:read'])
+    assert.ok((await app.get('/gatehouse/v1/orders/show?id=1', sensitive)).body.includes('buyer@example.com'))
+    assert.ok(!(await app.get('/gatehouse/v1/orders/show?id=1', plain)).body.includes('buyer@example.com'))
+    assert.ok((await app.get('/gatehouse/v1/orders/show?id=1', sensitive)).body.includes('buyer@example.com'))
+    // Each answer has its own request id even when the page comes from the cache.
+    const a = await app.get('/gatehouse/v1/orders/show?id=1', plain)
+    const b = await app.get('/gatehouse/v1/orders/show?id=1', plain)
+    assert.notEqual(a.json().requestId, b.json().requestId)
+  } finally {
+    await app.close()
+  }
+})
