@@ -8,10 +8,12 @@ import { migrate, pendingMigrations } from './store/migrations/index.js'
 import { createServices, type Services } from './services.js'
 import { installErrorHandler } from './api/error-handler.js'
 import { machineApi } from './api/machine-api.js'
-import type { MachineRoute } from './api/machine-route.js'
+import { BODY_LIMIT_BYTES, type MachineRoute } from './api/machine-route.js'
 import { resourceRoutes } from './api/resource-routes.js'
 import { changeRoutes } from './api/change-routes.js'
 import { authRoutes } from './api/auth-routes.js'
+import { contractRoutes } from './contract/contract-routes.js'
+import { docsPage } from './contract/docs-page.js'
 import { syncStateRoutes } from './integration/sync-state-routes.js'
 import { Operations } from './ops/operations.js'
 import { opsRoutes } from './ops/ops-routes.js'
@@ -29,6 +31,8 @@ export interface BuildOptions {
   readonly logger?: Logger
   /** Apply migrations before serving (default true). */
   readonly migrate?: boolean
+  /** Called with the new Fastify instance before any hook or route is added (tests add onRoute and onSend hooks). */
+  readonly instrument?: (app: FastifyInstance) => void
   /**
    * The in-process webhook delivery worker: started when delivery is configured unless
    * this is false (`gatehouse serve` runs it; tests and scaled-out API processes may not).
@@ -57,13 +61,14 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     disableRequestLogging: true,
-    bodyLimit: 1024 * 1024,
+    bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`
     },
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
   })
+  opts.instrument?.(app)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
@@ -81,6 +86,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...opsRoutes(ops),
     ...dlqRoutes(services),
   ]
+  routes.push(...contractRoutes(services, () => routes))
 
   await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
@@ -89,6 +95,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   await adminApi(app, { services, routes: [webhookAdminRoutes] })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)
+  await docsPage(app)
 
   // Load-balancer probes: unauthenticated, no details.
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))

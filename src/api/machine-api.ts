@@ -124,20 +124,26 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         const result = await route.handler({ request, reply, caller: request.caller as Caller, query: request.query, body: request.body })
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)
-        return reply.type('application/json; charset=utf-8').send(envelopeText(result, request.id))
+        const text = !route.bare ? envelopeText(result, request.id) : 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)
+        return reply.type('application/json; charset=utf-8').send(text)
       },
     })
   }
 
+  const rootAliases = new Set<string>()
   for (const route of enabled) {
     register(BASE_PATH, route)
-    if (route.rootAlias) register('', route)
+    if (route.rootAlias) {
+      register('', route)
+      rootAliases.add(route.path)
+    }
   }
 
-  // Unknown paths under the base: authenticate first, then 405 (known path, other method) or 404.
+  // Unknown paths under the base (and other methods on a root alias, which must behave like
+  // the base path): authenticate first, then 405 (known path, other method) or 404.
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]
-    if (!path.startsWith(BASE_PATH + '/') && path !== BASE_PATH) {
+    if (!path.startsWith(BASE_PATH + '/') && path !== BASE_PATH && !rootAliases.has(path)) {
       return sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`))
     }
     try {

@@ -66,8 +66,25 @@ export interface MachineRoute {
   readonly errors?: readonly ErrorCode[]
   readonly deprecated?: boolean
   readonly replacedBy?: string
-  /** Extra headers documented on success (e.g. Deprecation). */
+  /** Also served at the root (`/capabilities`), with the same auth and scope checks. */
   readonly rootAlias?: boolean
+  /** Longer text for OpenAPI and the schema catalog (summary stays one line). */
+  readonly description?: string
+  /** Schema of `meta` in the envelope; lists default to `{ mode, … }`. */
+  readonly meta?: TSchema
+  /**
+   * Whether `fields` may leave out any property of `data` (of each item, for lists); the
+   * contract then lists no property as required. Defaults to true when the querystring has
+   * `fields`; false where `fields` projects something nested (the change feed's snapshot).
+   */
+  readonly projectable?: boolean
+  /**
+   * Send `data` as the whole body, without the envelope: for documents that have a format of
+   * their own (`/openapi.json`, which tools fetch and parse as an OpenAPI document).
+   */
+  readonly bare?: boolean
+  /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
+  readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
   /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
   readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
   readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult | TextRouteResult>
@@ -78,3 +95,6 @@ export function routeEnabled(route: MachineRoute, settings: Settings): boolean {
 }
 
 export const BASE_PATH = '/gatehouse/v1'
+
+/** Largest accepted request body (DESIGN §4: 413 above 1 MiB). */
+export const BODY_LIMIT_BYTES = 1024 * 1024

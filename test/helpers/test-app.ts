@@ -5,11 +5,14 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { pino } from 'pino'
+import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { buildApp, type GatehouseApp } from '../../src/app.js'
 import { loadSettings, type Settings } from '../../src/settings.js'
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
 import { migrate } from '../../src/store/migrations/index.js'
+import { openapiDocument } from '../../src/contract/openapi.js'
+import { responseContractFor, watchResponses, type ResponseContract } from './response-contract.js'
 import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
 
 export const PG_URL = process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
@@ -84,6 +87,21 @@ export interface TestApp extends GatehouseApp {
   issueToken(scopes: readonly string[], extra?: Record<string, unknown>): Promise<string>
   get(url: string, token?: string, headers?: Record<string, string>): Promise<TestResponse>
   post(url: string, body: unknown, token?: string, headers?: Record<string, string>): Promise<TestResponse>
+  /** Every route Fastify registered (method and URL), collected by an onRoute hook. */
+  readonly registeredRoutes: readonly RegisteredRoute[]
+  /**
+   * Machine-API answers that did not match the OpenAPI document for their route and status.
+   * Every answer is checked; close() throws when any is listed (a test that provokes one on
+   * purpose empties the list after asserting on it).
+   */
+  readonly contractViolations: string[]
+}
+
+export interface RegisteredRoute {
+  readonly method: string
+  readonly url: string
+  /** The scope a machine-API route enforces (undefined for other routes). */
+  readonly scope?: string
 }
 
 export interface TestResponse {
@@ -105,7 +123,19 @@ export function testSettings(env: Record<string, string> = {}): Settings {
 export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions }): Promise<TestApp> {
   const database = opts.database ?? (await testDatabase(opts.dialect))
   const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env })
-  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), webhookWorker: opts.webhookWorker ?? false })
+  const registeredRoutes: RegisteredRoute[] = []
+  const contractViolations: string[] = []
+  let contract: ResponseContract | undefined
+  // Collects every registered route, and checks every machine-API answer against the
+  // published OpenAPI document (see response-contract.ts).
+  const instrument = (app: FastifyInstance) => {
+    app.addHook('onRoute', (r) => {
+      const scope = (r.config as { machineRoute?: { scope: string } } | undefined)?.machineRoute?.scope
+      for (const method of [r.method].flat()) registeredRoutes.push({ method, url: r.url, scope })
+    })
+    watchResponses(app, () => (contract ??= responseContractFor(openapiDocument(built.routes, settings).doc)), (p) => contractViolations.push(p))
+  }
+  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), instrument, webhookWorker: opts.webhookWorker ?? false })
   const inject = async (method: 'GET' | 'POST', url: string, body: unknown, token?: string, headers: Record<string, string> = {}) => {
     const res = await built.app.inject({
       method, url,
@@ -123,9 +153,14 @@ export async function buildTestApp(opts: { dialect: DialectName; env?: Record<st
     },
     get: (url, token, headers) => inject('GET', url, undefined, token, headers),
     post: (url, body, token, headers) => inject('POST', url, body, token, headers),
+    registeredRoutes,
+    contractViolations,
     async close() {
       await built.close()
       if (!opts.database) await database.destroy()
+      if (contractViolations.length > 0) {
+        throw new Error(`${contractViolations.length} machine-API answer(s) did not match the OpenAPI document:\n  ${contractViolations.slice(0, 10).join('\n  ')}`)
+      }
     },
   }
 }

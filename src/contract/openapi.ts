@@ -1,0 +1,188 @@
+// GET /openapi.json: the OpenAPI 3.1 document, built from the route registry (the same
+// declarations that register and validate the routes), for the routes the settings enable.
+// It depends only on settings and the registry, so it is built once per app and served as
+// ready text.
+import { Type } from '@sinclair/typebox'
+import { BASE_PATH, routeEnabled, type MachineRoute } from '../api/machine-route.js'
+import type { Settings } from '../settings.js'
+import { errorCatalog, type ErrorCode } from './errors.js'
+import { ErrorEnvelopeSchema } from './envelopes.js'
+import { COMPONENT_PREFIX, toJsonSchema, type JsonSchema } from './json-schema.js'
+import { bodySchema, openapiPath, routeErrors, routeParameters, successSchema, type SchemaSink } from './route-contract.js'
+import { serviceInfo } from './service-info.js'
+import { TOKEN_FORMAT } from './token-format.js'
+
+/** Files shared schemas under components.schemas; identical schemas share one name. */
+export class ComponentSink implements SchemaSink {
+  readonly schemas: Record<string, JsonSchema> = {}
+  private readonly byText = new Map<string, string>()
+
+  ref(name: string, schema: JsonSchema): JsonSchema {
+    const text = JSON.stringify(schema)
+    let filed = this.byText.get(text)
+    if (filed === undefined) {
+      filed = name
+      for (let i = 2; filed in this.schemas; i++) filed = `${name}${i}`
+      this.schemas[filed] = schema
+      this.byText.set(text, filed)
+    }
+    return { $ref: COMPONENT_PREFIX + filed }
+  }
+}
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` })
+
+const HEADERS: Record<string, JsonSchema> = {
+  'X-Request-Id': { description: 'Equals requestId in the body; a client\'s own 1–128 [A-Za-z0-9._:-] value is kept', required: true, schema: { type: 'string' } },
+  'X-RateLimit-Limit': { description: 'Requests per minute allowed for the credential (when rate limiting is on)', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the current minute', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
+  'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
+  Allow: { description: 'Methods served on the path', schema: { type: 'string' } },
+  Deprecation: { description: 'true on deprecated aliases', schema: { type: 'string' } },
+  Link: { description: 'The successor of a deprecated alias (rel="successor-version")', schema: { type: 'string' } },
+}
+
+const RATE_HEADERS = { 'X-RateLimit-Limit': header('X-RateLimit-Limit'), 'X-RateLimit-Remaining': header('X-RateLimit-Remaining'), 'X-RateLimit-Reset': header('X-RateLimit-Reset') }
+
+/** One reusable response per error code, its body narrowed to that code. */
+function errorResponses(): Record<string, JsonSchema> {
+  const extra: Partial<Record<ErrorCode, Record<string, JsonSchema>>> = {
+    UNAUTHORIZED: { 'WWW-Authenticate': header('WWW-Authenticate') },
+    METHOD_NOT_ALLOWED: { Allow: header('Allow') },
+    RATE_LIMIT_EXCEEDED: { 'Retry-After': header('Retry-After'), ...RATE_HEADERS },
+    SERVICE_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
+  }
+  return Object.fromEntries((Object.keys(errorCatalog) as ErrorCode[]).map((code) => [code, {
+    description: `${code}: ${errorCatalog[code].title}`,
+    headers: { 'X-Request-Id': header('X-Request-Id'), ...extra[code] },
+    content: {
+      'application/json': {
+        schema: {
+          allOf: [
+            { $ref: COMPONENT_PREFIX + 'ErrorEnvelope' },
+            { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', const: code } } } } },
+          ],
+        },
+      },
+    },
+  }]))
+}
+
+function operation(route: MachineRoute, sink: ComponentSink): JsonSchema {
+  const notes = [
+    route.description,
+    route.optionalScopes?.length ? `Optional scopes that widen the answer: ${route.optionalScopes.join(', ')}.` : undefined,
+    route.rootAlias ? `Also served at ${route.path} at the site root, with the same authentication and scope checks.` : undefined,
+    route.deprecated ? `Deprecated${route.replacedBy ? `: use ${route.replacedBy}` : ''}.` : undefined,
+  ].filter(Boolean)
+  const parameters = routeParameters(route)
+  const body = bodySchema(route)
+  const responses: Record<string, JsonSchema> = {
+    200: {
+      description: route.summary,
+      headers: {
+        'X-Request-Id': header('X-Request-Id'), ...RATE_HEADERS,
+        ...(route.deprecated ? { Deprecation: header('Deprecation'), Link: header('Link') } : {}),
+      },
+      content: {
+        'application/json': { schema: successSchema(route, sink) },
+        ...Object.fromEntries((route.alternates ?? []).map((a) => [a.mediaType, { schema: { type: 'string', description: a.description } }])),
+      },
+    },
+  }
+  for (const code of routeErrors(route)) responses[errorCatalog[code].status] = { $ref: `#/components/responses/${code}` }
+  return {
+    operationId: route.key,
+    summary: route.summary,
+    ...(notes.length > 0 ? { description: notes.join('\n\n') } : {}),
+    tags: [route.tag],
+    // OpenAPI 3.1 lets a requirement name roles; here, the scope the token needs.
+    security: [{ bearerAuth: [route.scope] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
+    responses,
+    ...(route.deprecated ? { deprecated: true } : {}),
+    'x-gatehouse-scope': route.scope,
+    'x-gatehouse-optional-scopes': [...(route.optionalScopes ?? [])],
+    ...(route.flag ? { 'x-gatehouse-flag': route.flag } : {}),
+    ...(route.replacedBy ? { 'x-gatehouse-replaced-by': route.replacedBy } : {}),
+    ...(route.rootAlias ? { 'x-gatehouse-root-alias': route.path } : {}),
+  }
+}
+
+export function buildOpenapiDocument(routes: readonly MachineRoute[], settings: Settings): JsonSchema {
+  const enabled = routes.filter((r) => routeEnabled(r, settings))
+  const sink = new ComponentSink()
+  sink.ref('ErrorEnvelope', toJsonSchema(ErrorEnvelopeSchema))
+  const paths: Record<string, Record<string, JsonSchema>> = {}
+  for (const route of enabled) {
+    const item = (paths[openapiPath(route.path)] ??= {})
+    item[route.method.toLowerCase()] = operation(route, sink)
+  }
+  const tags = [...new Set(enabled.map((r) => r.tag))].map((name) => ({ name }))
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Gatehouse machine API',
+      version: serviceInfo.version,
+      description: 'Governed machine access to content and commerce data. Every operation needs a bearer token with the scope named in its security requirement. '
+        + `GET ${BASE_PATH}/capabilities describes scopes, flags, limits and the error taxonomy; GET ${BASE_PATH}/schema gives each endpoint's schemas.`,
+    },
+    servers: [
+      { url: settings.baseUrl + BASE_PATH, description: 'This deployment (PLUGIN_GATEHOUSE_BASE_URL)' },
+      { url: BASE_PATH, description: 'Relative to the host that served this document' },
+    ],
+    security: [{ bearerAuth: [] }],
+    tags,
+    paths,
+    components: {
+      schemas: sink.schemas,
+      responses: errorResponses(),
+      headers: HEADERS,
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: TOKEN_FORMAT.description,
+          description: `Authorization: Bearer <token>. Managed tokens match ${TOKEN_FORMAT.pattern}.`,
+        },
+      },
+    },
+  }
+}
+
+const cache = new WeakMap<Settings, WeakMap<readonly MachineRoute[], { readonly doc: JsonSchema; readonly text: string }>>()
+
+/** The document for these routes and settings, built once: it cannot change while they don't. */
+export function openapiDocument(routes: readonly MachineRoute[], settings: Settings): { readonly doc: JsonSchema; readonly text: string } {
+  let bySettings = cache.get(settings)
+  if (!bySettings) cache.set(settings, (bySettings = new WeakMap()))
+  let built = bySettings.get(routes)
+  if (!built) {
+    const doc = buildOpenapiDocument(routes, settings)
+    built = { doc, text: JSON.stringify(doc) }
+    bySettings.set(routes, built)
+  }
+  return built
+}
+
+/** What /openapi.json answers, as its own route declares it (the document is sent bare). */
+export const OpenapiDocumentSchema = Type.Object({
+  openapi: Type.Literal('3.1.0'),
+  info: Type.Object({ title: Type.String(), version: Type.String() }, { additionalProperties: true }),
+  servers: Type.Array(Type.Object({ url: Type.String(), description: Type.Optional(Type.String()) })),
+  paths: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true })),
+  components: Type.Object({}, { additionalProperties: true }),
+}, { additionalProperties: true, description: 'An OpenAPI 3.1 document' })
+
+export function openapiRoute(settings: Settings, getRoutes: () => readonly MachineRoute[]): MachineRoute {
+  return {
+    method: 'GET', path: '/openapi.json', key: 'openapi.document', tag: 'contract', scope: 'openapi:read',
+    summary: 'OpenAPI 3.1 document of every enabled endpoint',
+    description: 'Sent as the bare OpenAPI document, not inside the envelope, so generators and viewers read it directly.',
+    rootAlias: true, bare: true, data: OpenapiDocumentSchema,
+    handler: async () => ({ rawData: openapiDocument(getRoutes(), settings).text }),
+  }
+}
