@@ -137,6 +137,10 @@ export class StoreWriter {
       const now = this.stamp()
       const full = completeRecord(r, { ...(input as Doc), uid: randomUUID(), createdAt: isoOf(now), updatedAt: isoOf(now) })
       await derivations[r.type]?.beforeWrite?.(this, full, undefined)
+      // A left-out property whose type has no valid default (an order's status handle)
+      // must be given: never store a document its own schema rejects.
+      const noDefault = schemaProblems(r.fullItem, full).filter((p) => p.param !== 'id') // ids come later, in a batch
+      if (noDefault.length > 0) throw invalidMany(noDefault.map((p) => ({ param: p.param, problem: 'required: it has no default' })))
       fulls.push(full)
     }
     const adapter = this.database.adapter
