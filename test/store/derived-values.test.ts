@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { testDialects, type TestApp } from '../helpers/test-app.js'
 import { adminClient, adminTestApp, changeRows, dataOf } from '../admin/helpers/admin-client.js'
 
-interface Variant { id: number; sku: string; title: string; price: number; stock: number; hasUnlimitedStock: boolean; isAvailable: boolean; isDefault: boolean }
+interface Variant { id: number; sku: string; title: string; status: string; price: number; stock: number; hasUnlimitedStock: boolean; isAvailable: boolean; isDefault: boolean }
 
 const summary = (v: Variant) => ({
   id: v.id, sku: v.sku, title: v.title, price: v.price, stock: v.stock,
