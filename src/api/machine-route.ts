@@ -85,8 +85,6 @@ export interface MachineRoute {
   readonly bare?: boolean
   /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
   readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
-  /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
-  readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
   readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult | TextRouteResult>
 }
 
