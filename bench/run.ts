@@ -47,8 +47,12 @@ function startServer(args: string[]): Promise<{ child: ChildProcess; port: numbe
   })
 }
 
-async function load(url: string, seconds: number): Promise<autocannon.Result> {
-  return autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${TOKEN}` } })
+async function load(url: string, seconds: number, paths?: readonly string[]): Promise<autocannon.Result> {
+  let i = 0
+  return autocannon({
+    url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${TOKEN}` },
+    ...(paths ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: paths[i++ % paths.length] }) }] } : {}),
+  })
 }
 
 interface Row { name: string; path: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; bytes: number; ratio?: number }
@@ -73,14 +77,24 @@ async function main(): Promise<void> {
     { name: 'changes feed', path: '/changes?limit=200' },
   ]
   for (const c of cases) await probe(c.path)
+  // Distinct pages (more than the page cache holds), so every request is a real query.
+  const walkPaths: string[] = []
+  let cursor: string | null = null
+  while (walkPaths.length < 600) {
+    const page = JSON.parse(await probe(`/entries?limit=50${cursor ? `&cursor=${cursor}` : ''}`))
+    cursor = page.pagination.nextCursor
+    if (!cursor) break
+    walkPaths.push(`/entries?limit=50&cursor=${cursor}`)
+  }
 
   const rows: Row[] = []
-  const measure = async (name: string, url: string, path: string) => {
-    await load(url, 2) // warm-up
-    const r = await load(url, DURATION)
+  const measure = async (name: string, url: string, path: string, paths?: readonly string[]) => {
+    await load(url, 2, paths) // warm-up
+    const r = await load(url, DURATION, paths)
     rows.push({ name, path, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, bytes: r.throughput.average / Math.max(1, r.requests.average) })
   }
   for (const c of cases) await measure(c.name, base + c.path, c.path)
+  await measure(`entries pages, ${walkPaths.length} distinct cursors (${walkPaths.length > 256 ? 'no cache hits' : 'fewer than the cache holds'})`, base, '/entries?limit=50&cursor=…', walkPaths.map((p) => `/gatehouse/v1${p}`))
   app.child.kill()
 
   const payloadFile = join(DB_DIR, 'baseline-payload.json')
