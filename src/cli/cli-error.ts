@@ -1,0 +1,25 @@
+// How the CLI reports failure: one line on stderr, a non-zero exit, never a stack trace.
+import { ApiError } from '../contract/errors.js'
+import { SettingsError } from '../settings.js'
+
+/** A failure the command explains itself; `exitCode` defaults to 1. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message)
+  }
+}
+
+/** One line saying what went wrong, safe to print. */
+export function describeFailure(err: unknown): string {
+  if (err instanceof ApiError) {
+    if (err.code === 'INVALID_REQUEST' && err.details && err.details.length > 0) {
+      return err.details.map((d) => `invalid ${d.param}: ${d.problem}`).join('; ')
+    }
+    return err.message
+  }
+  if (err instanceof SettingsError || err instanceof CliError) return err.message
+  // Driver errors (connection refused, disk full) name host, port or file, not secrets; only
+  // the first line is shown so nothing like a stack or a query follows it.
+  if (err instanceof Error) return err.message.split('\n')[0] || err.name
+  return String(err)
+}

@@ -1,0 +1,64 @@
+// What a CLI command runs with: settings from the environment (and `.env`), the database
+// they name, migrated, and the same services the server builds, so a write from the CLI
+// goes through the write service, the change log and the webhook outbox like any other.
+import { pino } from 'pino'
+import { loadDotEnv, loadSettings, type Settings } from '../settings.js'
+import { openDatabase, type Database } from '../store/database.js'
+import { migrate, type MigrationResult } from '../store/migrations/index.js'
+import { createServices, type Services } from '../services.js'
+
+export function loadCliSettings(): Settings {
+  loadDotEnv()
+  return loadSettings()
+}
+
+export interface CliStore {
+  readonly settings: Settings
+  readonly database: Database
+  /** Migrations applied on open (empty when `migrate: false`). */
+  readonly migrations: readonly MigrationResult[]
+  close(): Promise<void>
+}
+
+/** Opens the configured database; applies pending migrations unless told not to. */
+export async function openStore(opts: { migrate?: boolean; settings?: Settings } = {}): Promise<CliStore> {
+  const settings = opts.settings ?? loadCliSettings()
+  const database = openDatabase(settings.databaseUrl)
+  try {
+    const migrations = opts.migrate === false ? [] : await migrate(database)
+    return { settings, database, migrations, close: () => database.close() }
+  } catch (err) {
+    await database.close().catch(() => {})
+    throw err
+  }
+}
+
+export interface CliServices extends CliStore {
+  readonly services: Services
+}
+
+export async function openServices(opts: { settings?: Settings } = {}): Promise<CliServices> {
+  const store = await openStore(opts)
+  // Commands report through stdout and stderr themselves; the logger only speaks up for trouble.
+  const logger = pino({ level: 'warn' }, pino.destination(2))
+  const services = await createServices(store.settings, store.database, logger)
+  return {
+    ...store,
+    services,
+    async close() {
+      await services.credentials.close().catch(() => {})
+      await services.rateLimiter.close().catch(() => {})
+      await store.close()
+    },
+  }
+}
+
+/** Runs `fn` with services and always closes them. */
+export async function withServices<T>(fn: (ctx: CliServices) => Promise<T>, opts: { settings?: Settings } = {}): Promise<T> {
+  const ctx = await openServices(opts)
+  try {
+    return await fn(ctx)
+  } finally {
+    await ctx.close()
+  }
+}

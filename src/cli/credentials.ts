@@ -1,0 +1,105 @@
+// `gatehouse credentials …`: managed machine credentials. Tokens are printed once, at
+// create and rotate; listings show only the non-secret hint.
+import type { Command } from 'commander'
+import { expiryFromDuration, type CredentialRecord } from '../auth/credentials.js'
+import { withServices } from './context.js'
+import { commaList } from './arguments.js'
+import { printJson, printTable } from './output.js'
+
+interface CreateOptions {
+  readonly label: string
+  readonly scopes: string[]
+  readonly expiresIn?: string
+  readonly ip?: string[]
+  readonly json?: boolean
+}
+
+export function registerCredentials(program: Command): void {
+  const credentials = program.command('credentials').description('machine credentials: create, list and manage their lifecycle')
+
+  credentials.command('create')
+    .description('create a credential; its token is printed once')
+    .requiredOption('--label <label>', 'what the credential is for')
+    .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. products:read,entries:read', commaList)
+    .option('--expires-in <duration>', 'expire after a duration like 30d, 12h or 90m')
+    .option('--ip <list>', 'comma-separated CIDR allowlist, e.g. 10.0.0.0/8,203.0.113.7/32', commaList)
+    .option('--json', 'print the credential and token as JSON')
+    .action((opts: CreateOptions) => withServices(async ({ services }) => {
+      const { credential, token } = await services.credentials.create({
+        label: opts.label,
+        scopes: opts.scopes,
+        expiresAt: opts.expiresIn ? expiryFromDuration(opts.expiresIn) : null,
+        ipAllowlist: opts.ip ?? [],
+      })
+      if (opts.json) return printJson({ credential, token })
+      printRecord(credential)
+      process.stdout.write(`token:     ${token}\n(shown once: store it now; only its digest is kept)\n`)
+    }))
+
+  credentials.command('list')
+    .description('list credentials (managed, configured and the legacy token); never shows tokens')
+    .option('--json', 'print as JSON')
+    .action((opts: { json?: boolean }) => withServices(async ({ services }) => {
+      const all = await services.credentials.list()
+      if (opts.json) return printJson(all)
+      printTable(['ID', 'LABEL', 'SOURCE', 'STATUS', 'SCOPES', 'EXPIRES', 'LAST USED', 'TOKEN'], all.map((c) => [
+        c.id, c.label, c.source, c.status, String(c.scopes.length), c.expiresAt ?? '-', c.lastUsedAt ?? 'never', c.tokenHint,
+      ]))
+    }))
+
+  credentials.command('show')
+    .description('show one credential')
+    .argument('<id>', 'credential id')
+    .option('--json', 'print as JSON')
+    .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
+      const c = await services.credentials.get(id)
+      if (opts.json) return printJson(c)
+      printRecord(c)
+    }))
+
+  credentials.command('rotate')
+    .description('replace the token; the old one stops working at once and the new one is printed once')
+    .argument('<id>', 'credential id')
+    .option('--json', 'print the credential and token as JSON')
+    .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
+      const { credential, token } = await services.credentials.rotate(id)
+      if (opts.json) return printJson({ credential, token })
+      process.stdout.write(`Rotated ${credential.id}\ntoken:     ${token}\n(shown once: store it now)\n`)
+    }))
+
+  const lifecycle = [
+    ['revoke', 'revoked', 'revoke for good (cannot be resumed)'],
+    ['pause', 'paused', 'stop accepting the token until resumed'],
+    ['resume', 'active', 'accept a paused credential again'],
+  ] as const
+  for (const [name, status, description] of lifecycle) {
+    credentials.command(name)
+      .description(description)
+      .argument('<id>', 'credential id')
+      .option('--json', 'print the credential as JSON')
+      .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
+        const c = await services.credentials.setStatus(id, status)
+        if (opts.json) return printJson(c)
+        process.stdout.write(`${c.id} is now ${c.status}\n`)
+      }))
+  }
+
+  credentials.command('delete')
+    .description('delete a credential and its record')
+    .argument('<id>', 'credential id')
+    .option('--json', 'print the result as JSON')
+    .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
+      await services.credentials.delete(id)
+      if (opts.json) return printJson({ deleted: id })
+      process.stdout.write(`Deleted ${id}\n`)
+    }))
+}
+
+function printRecord(c: CredentialRecord): void {
+  const rows: [string, string][] = [
+    ['id', c.id], ['label', c.label], ['source', c.source], ['status', c.status], ['scopes', c.scopes.join(', ')],
+    ['expires', c.expiresAt ?? 'never'], ['ip allow', c.ipAllowlist.length > 0 ? c.ipAllowlist.join(', ') : 'any'],
+    ['created', c.createdAt ?? '-'], ['last used', c.lastUsedAt ?? 'never'], ['hint', c.tokenHint],
+  ]
+  for (const [k, v] of rows) process.stdout.write(`${(k + ':').padEnd(11)}${v}\n`)
+}

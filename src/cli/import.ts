@@ -1,0 +1,62 @@
+// `gatehouse import FILE`: NDJSON records through the write service, batched, with progress,
+// and a summary naming every rejected line. Exit status 0 when every line was imported, 2
+// when some were rejected (the rest are kept), 1 when the import could not run at all.
+import { createReadStream, statSync } from 'node:fs'
+import type { Readable } from 'node:stream'
+import type { Command } from 'commander'
+import { importNdjson } from '../store/import.js'
+import { CliError } from './cli-error.js'
+import { wholeNumber } from './arguments.js'
+import { withServices } from './context.js'
+import { createProgress } from './progress.js'
+import { formatCount, formatSeconds, printJson } from './output.js'
+
+const SHOWN_REJECTIONS = 20
+
+export function registerImport(program: Command): void {
+  program.command('import')
+    .description('import NDJSON records, one {"type":…,"record":{…}} per line (see docs/getting-started.md)')
+    .argument('<file>', 'NDJSON file, or - for stdin')
+    .option('--batch-size <n>', 'lines per transaction', wholeNumber(1, 50_000), 2000)
+    .option('--json', 'print the summary as JSON')
+    .action(async (file: string, opts: { batchSize: number; json?: boolean }) => {
+      const { input, size } = openInput(file)
+      await withServices(async ({ services }) => {
+        const started = Date.now()
+        const progress = createProgress(`Importing ${file === '-' ? 'stdin' : file}`, { total: size, unit: 'bytes' })
+        const summary = await importNdjson(services.store, input, {
+          batchSize: opts.batchSize,
+          onProgress: (bytes) => progress.update(bytes),
+        })
+        progress.finish(`${formatCount(summary.imported)} imported, ${formatCount(summary.rejected)} rejected`)
+        const seconds = (Date.now() - started) / 1000
+        if (opts.json) printJson({ file, ...summary, seconds })
+        else {
+          process.stdout.write(`Imported ${formatCount(summary.imported)} of ${formatCount(summary.lines - summary.blank)} records from ${file} in ${formatSeconds(seconds * 1000)}\n`)
+          for (const [type, n] of Object.entries(summary.byType)) process.stdout.write(`  ${type}: ${formatCount(n)}\n`)
+          if (summary.rejected > 0) {
+            process.stdout.write(`Rejected ${formatCount(summary.rejected)} line(s):\n`)
+            for (const r of summary.rejections.slice(0, SHOWN_REJECTIONS)) {
+              process.stdout.write(`  line ${r.line}${r.type ? ` (${r.type})` : ''}: ${r.reason}\n`)
+            }
+            if (summary.rejected > SHOWN_REJECTIONS) process.stdout.write(`  … and ${formatCount(summary.rejected - SHOWN_REJECTIONS)} more (--json lists them)\n`)
+          }
+        }
+        if (summary.rejected > 0) process.exitCode = 2
+      })
+    })
+}
+
+function openInput(file: string): { input: Readable; size: number } {
+  if (file === '-') return { input: process.stdin, size: 0 }
+  let size: number
+  try {
+    const stat = statSync(file)
+    if (!stat.isFile()) throw new CliError(`${file} is not a file`)
+    size = stat.size
+  } catch (err) {
+    if (err instanceof CliError) throw err
+    throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
+  }
+  return { input: createReadStream(file), size }
+}

@@ -1,0 +1,45 @@
+// The `gatehouse` command line: builds the program from one module per command group and
+// runs it. Failures print one line (`gatehouse: …`) and exit non-zero, never a stack.
+// Run as `tsx src/cli/main.ts …`, `npm run gatehouse -- …` or `npx gatehouse …` (bin/gatehouse.js).
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Command } from 'commander'
+import { serviceInfo } from '../contract/service-info.js'
+import { CliError, describeFailure } from './cli-error.js'
+import { registerServe } from './serve.js'
+import { registerStart } from './start.js'
+import { registerMigrate } from './migrate.js'
+import { registerSeed } from './seed.js'
+import { registerImport } from './import.js'
+import { registerAdmin } from './admin.js'
+import { registerCredentials } from './credentials.js'
+
+export function buildProgram(): Command {
+  const program = new Command('gatehouse')
+    .description('Gatehouse: a governed machine-access API for content and commerce data.\nSettings come from PLUGIN_GATEHOUSE_* environment variables and ./.env (see docs/configuration.md).')
+    .version(serviceInfo.version, '-v, --version', 'print the version')
+    .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
+    .showSuggestionAfterError()
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin]) {
+    register(program)
+  }
+  return program
+}
+
+export async function runCli(argv: readonly string[]): Promise<void> {
+  try {
+    await buildProgram().parseAsync([...argv])
+  } catch (err) {
+    process.stderr.write(`gatehouse: ${describeFailure(err)}\n`)
+    process.exitCode = err instanceof CliError ? err.exitCode : 1
+  }
+}
+
+const invokedDirectly = (() => {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)
+  } catch {
+    return false
+  }
+})()
+if (invokedDirectly) await runCli(process.argv)

@@ -1,0 +1,95 @@
+// `gatehouse serve`: the API, the admin API and, when delivery is configured, the in-process
+// webhook worker (buildApp starts it), listening until SIGINT or SIGTERM, then closing
+// cleanly: in-flight requests finish, workers stop, the database closes.
+import type { Command } from 'commander'
+import { buildApp, type GatehouseApp } from '../app.js'
+import type { Settings } from '../settings.js'
+import { loadCliSettings } from './context.js'
+import { BASE_PATH } from '../api/machine-route.js'
+
+/** A background job that runs inside `gatehouse serve` beside the HTTP server. */
+export interface InProcessWorker {
+  readonly name: string
+  start(app: GatehouseApp): Promise<{ stop(): Promise<void> }>
+}
+
+/**
+ * The seam for other parts: workers listed here start after the server listens and stop
+ * before it closes (the webhook delivery worker is started by buildApp itself).
+ */
+export const inProcessWorkers: InProcessWorker[] = []
+
+export interface RunningServer {
+  readonly url: string
+  readonly app: GatehouseApp
+  /** Resolves once the server has shut down. */
+  readonly closed: Promise<void>
+  close(): Promise<void>
+}
+
+export async function serve(settings: Settings, opts: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+  const app = await buildApp({ settings })
+  let address: string
+  try {
+    address = await app.app.listen({ host: settings.host, port: settings.port })
+  } catch (err) {
+    await app.close().catch(() => {})
+    const code = (err as { code?: string }).code
+    if (code === 'EADDRINUSE') throw new Error(`port ${settings.port} on ${settings.host} is already in use; set PLUGIN_GATEHOUSE_PORT`)
+    throw err
+  }
+  const stops: { stop(): Promise<void> }[] = []
+  for (const w of inProcessWorkers) stops.push(await w.start(app))
+
+  let resolveClosed: () => void = () => {}
+  const closed = new Promise<void>((resolve) => { resolveClosed = resolve })
+  let closing: Promise<void> | undefined
+  const close = () => {
+    closing ??= (async () => {
+      for (const s of stops.reverse()) await s.stop().catch(() => {})
+      await app.close()
+      resolveClosed()
+    })()
+    return closing
+  }
+
+  if (opts.handleSignals !== false) {
+    const onSignal = (signal: NodeJS.Signals) => {
+      // A second signal while closing means "now": leave without waiting.
+      if (closing) process.exit(1)
+      process.stderr.write(`\nGatehouse: ${signal} received, shutting down…\n`)
+      void close().then(() => process.stderr.write('Gatehouse: stopped\n'))
+    }
+    process.on('SIGINT', onSignal)
+    process.on('SIGTERM', onSignal)
+    void closed.then(() => { process.off('SIGINT', onSignal); process.off('SIGTERM', onSignal) })
+  }
+
+  // listen() reports the bound address; with port 0 that is the port the OS chose.
+  const port = new URL(address).port
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host
+  return { url: `http://${host}:${port}`, app, closed, close }
+}
+
+export function printListening(url: string): void {
+  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  Ctrl+C stops it.\n`)
+}
+
+/** Applies --host/--port before settings load, so validation and the base URL see them. */
+export function applyListenOptions(opts: { host?: string; port?: string }): void {
+  if (opts.host !== undefined) process.env.PLUGIN_GATEHOUSE_HOST = opts.host
+  if (opts.port !== undefined) process.env.PLUGIN_GATEHOUSE_PORT = opts.port
+}
+
+export function registerServe(program: Command): void {
+  program.command('serve')
+    .description('serve the machine API, the admin API and the in-process webhook worker')
+    .option('--host <host>', 'listen address (PLUGIN_GATEHOUSE_HOST, default 127.0.0.1)')
+    .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
+    .action(async (opts: { host?: string; port?: string }) => {
+      applyListenOptions(opts)
+      const server = await serve(loadCliSettings())
+      printListening(server.url)
+      await server.closed
+    })
+}

@@ -1,0 +1,99 @@
+// `gatehouse start` (and `npm start`): the first-run path. Migrates, loads demo data into an
+// empty store, makes sure there is a demo machine credential with every read scope and a
+// control-panel admin, prints their secrets once, then serves. Markers in the meta table
+// remember that the secrets were shown, so a restart never prints (or mints) new ones.
+import { randomBytes } from 'node:crypto'
+import type { Command } from 'commander'
+import { readScopes } from '../auth/scopes.js'
+import type { CredentialService } from '../auth/credentials.js'
+import type { Db } from '../store/database.js'
+import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
+import { getMeta, setMeta } from '../store/meta.js'
+import { isStoreEmpty, seedDemo } from '../store/demo/demo-data.js'
+import { BASE_PATH } from '../api/machine-route.js'
+import { applyListenOptions, printListening, serve } from './serve.js'
+import { loadCliSettings, withServices } from './context.js'
+import { createProgress } from './progress.js'
+import { formatCount } from './output.js'
+
+const CREDENTIAL_MARKER = 'start.demo_credential'
+const ADMIN_MARKER = 'start.demo_admin'
+export const DEMO_ADMIN_USERNAME = 'admin'
+
+export function registerStart(program: Command): void {
+  program.command('start')
+    .description('first run: migrate, load demo data into an empty store, create a demo token and admin login, then serve')
+    .option('--no-demo', 'do not load demo data, even into an empty store')
+    .option('--host <host>', 'listen address (PLUGIN_GATEHOUSE_HOST, default 127.0.0.1)')
+    .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
+    .action(async (opts: { demo: boolean; host?: string; port?: string }) => {
+      applyListenOptions(opts)
+      const settings = loadCliSettings()
+      const notes = await withServices(async ({ services, database, migrations }) => {
+        const applied = migrations.filter((m) => m.status === 'applied').length
+        process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}\n`)
+        if (opts.demo && (await isStoreEmpty(database.db))) {
+          const progress = createProgress('Loading demo data', { total: 0 })
+          const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })
+          progress.finish(`${formatCount(result.total)} records`)
+        }
+        const lines: string[] = []
+        await ensureDemoCredential(services.credentials, database.db, lines, settings.baseUrl)
+        await ensureAdmin(database.db, lines)
+        return lines
+      }, { settings })
+      process.stdout.write('\n' + notes.join('\n') + '\n\n')
+      const server = await serve(settings)
+      printListening(server.url)
+      await server.closed
+    })
+}
+
+async function ensureDemoCredential(credentials: CredentialService, db: Db, lines: string[], baseUrl: string): Promise<void> {
+  const existing = await getMeta(db, CREDENTIAL_MARKER)
+  if (existing) {
+    lines.push(
+      `Demo machine credential: ${existing} (its token was shown on the first run and is not stored).`,
+      `  New token for it:   npx gatehouse credentials rotate ${existing}`,
+      `  Another credential: npx gatehouse credentials create --label NAME --scopes products:read,entries:read`,
+    )
+    return
+  }
+  const { credential, token } = await credentials.create({ label: 'Demo token (all read scopes)', scopes: readScopes })
+  await setMeta(db, CREDENTIAL_MARKER, credential.id)
+  lines.push(
+    `Machine token for ${credential.id}, every read scope (shown once; keep it now):`,
+    `  ${token}`,
+    `  Try: curl -H "Authorization: Bearer ${token}" ${baseUrl}${BASE_PATH}/auth/whoami`,
+  )
+}
+
+async function ensureAdmin(db: Db, lines: string[]): Promise<void> {
+  const marker = await getMeta(db, ADMIN_MARKER)
+  if (marker) {
+    lines.push(
+      `Admin login: ${marker} (its password was shown on the first run).`,
+      `  New password: npx gatehouse admin set-password --username ${marker}`,
+    )
+    return
+  }
+  const admins = await listAdmins(db)
+  if (admins.length > 0) {
+    await setMeta(db, ADMIN_MARKER, admins[0].username)
+    lines.push(`Admin logins already exist (${admins.map((a) => a.username).join(', ')}); none was created.`)
+    return
+  }
+  const password = randomBytes(12).toString('base64url')
+  await createAdmin(db, DEMO_ADMIN_USERNAME, password)
+  await setMeta(db, ADMIN_MARKER, DEMO_ADMIN_USERNAME)
+  lines.push(
+    'Control-panel admin login (shown once; keep it now):',
+    `  username: ${DEMO_ADMIN_USERNAME}`,
+    `  password: ${password}`,
+  )
+}
+
+/** The database URL without a password, for printing. */
+export function redactUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]+):[^@]*@/, '$1:***@')
+}
