@@ -1,6 +1,7 @@
 // Validation of write input against the declared schemas, reporting every bad field.
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TObject } from '@sinclair/typebox'
+import { ValueErrorType } from '@sinclair/typebox/errors'
 import { invalidMany, type ErrorDetail } from '../contract/errors.js'
 
 const compiled = new WeakMap<TObject, TypeCheck<TObject>>()
@@ -33,6 +34,8 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
       }
     }
     if (e.schema.minProperties !== undefined && path === '') { param = '(body)'; problem = 'at least one property is required' }
+    // Computed and store-set fields land here too, so say both.
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) problem = 'unknown or read-only property'
     if (!seen.has(param)) seen.set(param, problem)
   }
   return [...seen].map(([param, problem]) => ({ param, problem }))
