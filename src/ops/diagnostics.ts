@@ -125,7 +125,12 @@ async function webhooksCheck(services: Services, readiness: readonly ReadinessCh
     const u = new URL(s.webhookUrl)
     receiver = { scheme: u.protocol.replace(':', ''), host: u.host }
   }
-  return finish(related.flatMap(fromReadiness), {
+  const problems = related.flatMap(fromReadiness)
+  // Signed but unencrypted: payloads (snapshots of records) would cross the network in clear.
+  if (receiver && receiver.scheme !== 'https' && !s.devMode && !/^(localhost|127\.|\[::1\])/.test(receiver.host)) {
+    problems.push({ level: 'warn', text: 'webhooks: the receiver URL is not https' })
+  }
+  return finish(problems, {
     configured: Boolean(s.webhookUrl && s.webhookSecret),
     receiver,
     secretConfigured: Boolean(s.webhookSecret),

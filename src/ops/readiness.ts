@@ -72,9 +72,6 @@ function webhookSettingsCheck(services: Services): ReadinessCheck {
   if (s.webhookSecret.length < READINESS_LIMITS.minSecretLength) {
     return check('webhookSettings', 'warn', `the webhook secret is shorter than ${READINESS_LIMITS.minSecretLength} characters`, details)
   }
-  if (!s.webhookUrl.startsWith('https:') && !s.devMode) {
-    return check('webhookSettings', 'warn', 'the webhook URL is not https outside development mode', details)
-  }
   return check('webhookSettings', 'ok', 'URL and secret configured', details)
 }
 

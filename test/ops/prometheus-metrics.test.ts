@@ -7,7 +7,6 @@ import { readFileSync } from 'node:fs'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { buildTestApp } from '../helpers/test-app.js'
 
-interface Family { name: string; type: string; help: string; metrics: { value?: string; labels?: Record<string, string>; buckets?: Record<string, string>; count?: string; sum?: string }[] }
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
 
@@ -28,7 +27,7 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     assert.equal(res.statusCode, 200)
     assert.equal(res.headers['content-type'], 'text/plain; version=0.0.4; charset=utf-8')
     assert.ok(!res.body.startsWith('{'), 'not the JSON envelope')
-    const families = parsePrometheusTextFormat(res.body) as Family[]
+    const families = parsePrometheusTextFormat(res.body)
     const family = (name: string) => {
       const f = families.find((x) => x.name === name)
       assert.ok(f, `family ${name} present`)
@@ -62,7 +61,7 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     const oneRoute = res.body.split('\n')
       .filter((l) => l.startsWith('# ') ? l.includes('gatehouse_http_request_duration_seconds') : l.startsWith('gatehouse_http_request_duration_seconds_bucket{route="products.list"'))
       .join('\n') + '\n'
-    const [products] = (parsePrometheusTextFormat(oneRoute) as Family[])[0].metrics
+    const [products] = parsePrometheusTextFormat(oneRoute)[0].metrics
     assert.ok(products.buckets, 'bucket series parsed')
     // (Integer-like keys such as "1" come first in a JS object: order the bounds numerically.)
     const series = Object.entries(products.buckets).map(([le, c]) => [le === '+Inf' ? Infinity : Number(le), Number(c)] as const).sort((a, b) => a[0] - b[0])
