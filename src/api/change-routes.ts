@@ -38,6 +38,8 @@ export function changeRoutes(services: Services): MachineRoute[] {
   return [{
     method: 'GET', path: '/changes', key: 'changes.feed', summary: 'Change feed across resource types, in commit order', tag: 'changes',
     scope: 'changes:read', querystring: ChangesQuery, data: Type.Array(ChangeItem), list: true,
+    // `fields` projects each snapshot; the change items themselves always come whole.
+    projectable: false,
     errors: ['INVALID_REQUEST', 'CURSOR_EXPIRED'],
     handler: (ctx) => listChanges(services, ctx),
   }]
