@@ -138,7 +138,7 @@ if ((await testDialects()).includes('postgres')) {
     // attempts keep a slow, shared machine from making this flaky.
     const attempts: ReturnType<typeof skips>[] = []
     for (let i = 0; i < 3; i++) {
-      const o = await runScenario('postgres', { writers: 8, perWriter: 60, commitOrderLock: false, commitDelayMs: 3 })
+      const o = await runScenario('postgres', { writers: 8, perWriter: 60, commitOrderLock: false, commitDelayMs: 2 })
       const s = skips(o)
       attempts.push(s)
       if (process.env.GATEHOUSE_TEST_VERBOSE) console.log('missed without lock:', s.missed.length, 'pages:', o.pagesWhileWriting)
