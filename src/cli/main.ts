@@ -13,6 +13,7 @@ import { registerSeed } from './seed.js'
 import { registerImport } from './import.js'
 import { registerAdmin } from './admin.js'
 import { registerCredentials } from './credentials.js'
+import { registerDiagnosticsCommand } from './diagnostics.js'
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
@@ -20,7 +21,7 @@ export function buildProgram(): Command {
     .version(serviceInfo.version, '-v, --version', 'print the version')
     .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
     .showSuggestionAfterError()
-  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin]) {
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerDiagnosticsCommand]) {
     register(program)
   }
   return program
