@@ -13,6 +13,7 @@ import { registerSeed } from './seed.js'
 import { registerImport } from './import.js'
 import { registerAdmin } from './admin.js'
 import { registerCredentials } from './credentials.js'
+import { registerOpenapiCommand } from './openapi.js'
 import { registerDiagnosticsCommand } from './diagnostics.js'
 
 export function buildProgram(): Command {
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerDiagnosticsCommand]) {
     register(program)
   }
+  registerOpenapiCommand(program)
   return program
 }
 
