@@ -6,6 +6,7 @@ import { buildApp, type GatehouseApp } from '../app.js'
 import type { Settings } from '../settings.js'
 import { loadCliSettings } from './context.js'
 import { BASE_PATH } from '../api/machine-route.js'
+import { pruneChanges } from '../store/change-log.js'
 
 /** A background job that runs inside `gatehouse serve` beside the HTTP server. */
 export interface InProcessWorker {
@@ -13,11 +14,27 @@ export interface InProcessWorker {
   start(app: GatehouseApp): Promise<{ stop(): Promise<void> }>
 }
 
+const HOUR = 3_600_000
+
+/** Deletes change-log entries older than PLUGIN_GATEHOUSE_CHANGES_RETENTION_DAYS, at start and hourly. */
+const changeLogPruner: InProcessWorker = {
+  name: 'change-log pruning',
+  async start({ services }) {
+    const prune = () => pruneChanges(services.database.db, services.settings.changesRetentionDays)
+      .catch((err: unknown) => services.logger.warn({ err }, 'change-log pruning failed'))
+    await prune()
+    const timer = setInterval(() => void prune(), HOUR)
+    timer.unref()
+    return { stop: async () => clearInterval(timer) }
+  },
+}
+
 /**
  * The seam for other parts: workers listed here start after the server listens and stop
- * before it closes (the webhook delivery worker is started by buildApp itself).
+ * before it closes (the webhook delivery worker is started by buildApp itself). Deletes are
+ * idempotent, so several `serve` processes may each run the pruner.
  */
-export const inProcessWorkers: InProcessWorker[] = []
+export const inProcessWorkers: InProcessWorker[] = [changeLogPruner]
 
 export interface RunningServer {
   readonly url: string

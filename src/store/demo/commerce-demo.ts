@@ -3,7 +3,7 @@
 import type { Doc } from '../documents.js'
 import { type DemoContext, inSlices, isoDays, round2 } from './demo-context.js'
 import type { DemoUser } from './people-demo.js'
-import { ADJECTIVES, NOUNS, PLACES, STREETS, sentence, slugify } from './words.js'
+import { ADJECTIVES, PLACES, STREETS, sentence, slugify } from './words.js'
 
 export interface DemoVariant {
   readonly id: number
@@ -13,6 +13,13 @@ export interface DemoVariant {
 }
 
 const PRODUCT_TYPES = [['apparel', 'APP', 30], ['accessories', 'ACC', 25], ['home', 'HOM', 20], ['books', 'BOK', 15], ['digital', 'DIG', 10]] as const
+const NOUNS_BY_TYPE: Readonly<Record<string, readonly string[]>> = {
+  apparel: ['Jacket', 'Hoodie', 'Scarf', 'Cap', 'Sneaker', 'Apron', 'T-Shirt', 'Sweater'],
+  accessories: ['Backpack', 'Wallet', 'Tote', 'Bottle', 'Belt', 'Sunglasses', 'Keyring'],
+  home: ['Mug', 'Lamp', 'Chair', 'Blanket', 'Candle', 'Planter', 'Cushion', 'Vase'],
+  books: ['Notebook', 'Journal', 'Cookbook', 'Field Guide', 'Sketchbook', 'Atlas'],
+  digital: ['E-Book', 'Gift Card', 'Sewing Pattern', 'Font Licence', 'Photo Pack'],
+}
 const SIZES = ['XS', 'S', 'M', 'L', 'XL']
 const COLOURS = ['Black', 'White', 'Navy', 'Olive', 'Rust', 'Sand']
 const BRANDS = ['Northwind', 'Fjord & Fern', 'Atlas Goods', 'Kettle Co', 'Lumen']
@@ -26,7 +33,7 @@ export async function seedProducts(ctx: DemoContext, total: number, slice: numbe
     const variantSets: Doc[][] = []
     for (let i = from; i < to; i++) {
       const [type, prefix] = random.weighted(PRODUCT_TYPES.map(([t, p, w]) => [[t, p], w] as const))
-      const title = `${random.pick(ADJECTIVES)} ${random.pick(NOUNS)}`
+      const title = `${random.pick(ADJECTIVES)} ${random.pick(NOUNS_BY_TYPE[type])}`
       products.push({
         type, title, slug: `${slugify(title)}-${i + 1}`,
         status: random.weighted([['live', 85], ['pending', 5], ['disabled', 6], ['expired', 4]] as const),

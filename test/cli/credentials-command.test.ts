@@ -1,0 +1,82 @@
+// `gatehouse credentials …`: the token is printed once at create and rotate, listings never
+// carry it, and lifecycle changes take effect for the API's own authentication.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { CredentialService } from '../../src/auth/credentials.js'
+import { ApiError } from '../../src/contract/errors.js'
+import { testSettings } from '../helpers/test-app.js'
+import { cliDatabase, runCli } from './helpers/cli.js'
+
+test('credentials create, list --json, rotate, revoke and delete round trip', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+  const cli = async (...args: string[]) => {
+    const res = await runCli(args, { env })
+    assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`)
+    return res
+  }
+
+  const created = JSON.parse((await cli('credentials', 'create', '--label', 'Catalog sync', '--scopes', 'products:read, variants:read',
+    '--expires-in', '30d', '--ip', '10.0.0.0/8,192.0.2.7/32', '--json')).stdout)
+  const { credential, token } = created
+  assert.match(token, /^gth_[A-Za-z0-9_-]{43}$/)
+  assert.equal(credential.label, 'Catalog sync')
+  assert.deepEqual(credential.scopes, ['products:read', 'variants:read'])
+  assert.deepEqual(credential.ipAllowlist, ['10.0.0.0/8', '192.0.2.7/32'])
+  const days = (Date.parse(credential.expiresAt) - Date.now()) / 86_400_000
+  assert.ok(days > 29.9 && days <= 30, `expires in ${days} days`)
+
+  const listed = await cli('credentials', 'list', '--json')
+  assert.ok(!listed.stdout.includes(token), 'the listing must not contain the token')
+  const records = JSON.parse(listed.stdout)
+  assert.equal(records.length, 1)
+  assert.equal(records[0].id, credential.id)
+  assert.equal(records[0].status, 'active')
+  assert.equal(records[0].tokenHint, `${token.slice(0, 4)}…${token.slice(-4)}`)
+
+  // The API's authentication (the same service the server uses) accepts the token from an allowed address.
+  const database = target.open()
+  t.after(() => database.close())
+  const auth = new CredentialService(database, testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url }))
+  t.after(() => auth.close())
+  const rejects = async (tok: string, message: RegExp) => {
+    await assert.rejects(new CredentialService(database, testSettings()).authenticate(tok, '10.1.2.3'),
+      (e: unknown) => e instanceof ApiError && e.code === 'UNAUTHORIZED' && message.test(e.message))
+  }
+  assert.equal((await auth.authenticate(token, '10.1.2.3')).credentialId, credential.id)
+
+  const rotated = JSON.parse((await cli('credentials', 'rotate', credential.id, '--json')).stdout)
+  assert.notEqual(rotated.token, token)
+  await rejects(token, /Unknown token/)
+  assert.equal((await new CredentialService(database, testSettings()).authenticate(rotated.token, '10.1.2.3')).credentialId, credential.id)
+
+  const revoked = await cli('credentials', 'revoke', credential.id)
+  assert.equal(revoked.stdout, `${credential.id} is now revoked\n`)
+  await rejects(rotated.token, /revoked/)
+  const afterRevoke = JSON.parse((await cli('credentials', 'list', '--json')).stdout)
+  assert.equal(afterRevoke[0].status, 'revoked')
+  assert.ok(!JSON.stringify(afterRevoke).includes(rotated.token))
+
+  await cli('credentials', 'delete', credential.id)
+  const remaining = await database.db.selectFrom('credentials').select('id').execute()
+  assert.deepEqual(remaining, [])
+})
+
+test('credentials errors: unknown scope, bad duration, unknown id', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+  const scope = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read,bogus:read'], { env })
+  assert.equal(scope.code, 1)
+  assert.equal(scope.stderr, 'gatehouse: invalid scopes: unknown scope "bogus:read"\n')
+  assert.equal(scope.stdout, '')
+
+  const duration = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', 'soon'], { env })
+  assert.equal(duration.code, 1)
+  assert.equal(duration.stderr, 'gatehouse: invalid expiresIn: expected a duration like 30d, 12h or 90m\n')
+
+  const unknown = await runCli(['credentials', 'pause', 'cred_nope'], { env })
+  assert.equal(unknown.code, 1)
+  assert.equal(unknown.stderr, 'gatehouse: No credential with id cred_nope\n')
+})

@@ -1,0 +1,83 @@
+// Runs the real CLI (`node --import tsx src/cli/main.ts …`) as a child process against a
+// database of its own: a temp SQLite file, or a fresh PostgreSQL schema named in the URL.
+import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { randomBytes } from 'node:crypto'
+import pg from 'pg'
+import { openDatabase, type Database, type DialectName } from '../../../src/store/database.js'
+import { PG_URL } from '../../helpers/test-app.js'
+
+export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+export interface CliDatabase {
+  readonly dialect: DialectName
+  /** PLUGIN_GATEHOUSE_DATABASE_URL for the CLI. */
+  readonly url: string
+  /** Opens the same database in the test process (close it when done). */
+  open(): Database
+  destroy(): Promise<void>
+}
+
+export async function cliDatabase(dialect: DialectName): Promise<CliDatabase> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-cli-'))
+    const url = `sqlite:${join(dir, 'cli.db')}`
+    return { dialect, url, open: () => openDatabase(url), destroy: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
+  const schema = `t_cli_${randomBytes(5).toString('hex')}`
+  const admin = new pg.Client({ connectionString: PG_URL })
+  await admin.connect()
+  await admin.query(`CREATE SCHEMA ${schema}`)
+  await admin.end()
+  // libpq-style `options` in the URL put every connection of the CLI in the test's schema.
+  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`
+  return {
+    dialect,
+    url,
+    open: () => openDatabase(PG_URL, { schema, poolSize: 2 }),
+    async destroy() {
+      const c = new pg.Client({ connectionString: PG_URL })
+      await c.connect()
+      await c.query(`DROP SCHEMA ${schema} CASCADE`)
+      await c.end()
+    },
+  }
+}
+
+/** The environment without any PLUGIN_GATEHOUSE_* of the developer's, plus `env`. */
+export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PLUGIN_GATEHOUSE_')))
+  return { ...base, PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env }
+}
+
+export function runCli(args: readonly string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+      cwd: ROOT, env: cliEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'],
+    })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString() })
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`gatehouse ${args.join(' ')} timed out\n${stderr}`)) }, opts.timeoutMs ?? 60_000)
+    child.on('error', reject)
+    child.on('close', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }) })
+    child.stdin.end(opts.input ?? '')
+  })
+}
+
+/** Stderr must never carry a stack trace or SQL. */
+export function assertNoInternals(text: string): void {
+  if (/\n\s+at .+:\d+:\d+/.test(text) || /\b(SELECT|INSERT INTO|UPDATE \w+ SET)\b/.test(text)) {
+    throw new Error(`output leaks internals:\n${text}`)
+  }
+}

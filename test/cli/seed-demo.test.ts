@@ -1,0 +1,107 @@
+// `gatehouse seed --demo --scale 1` fills every family with linked records, through the
+// write service (derived values and the change log are real), the same for the same seed.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { testDialects } from '../helpers/test-app.js'
+import { allResources } from '../../src/resources/index.js'
+import { importableTypes } from '../../src/store/import.js'
+import type { Db } from '../../src/store/database.js'
+import { assertNoInternals, cliDatabase, runCli } from './helpers/cli.js'
+
+const docs = async (db: Db, table: string): Promise<Record<string, unknown>[]> =>
+  (await db.selectFrom(table).select('doc').orderBy('id').execute())
+    .map((r) => (typeof r.doc === 'string' ? JSON.parse(r.doc) : r.doc) as Record<string, unknown>)
+
+for (const dialect of await testDialects()) {
+  test(`${dialect}: seed --demo --scale 1 creates linked data in every family`, async (t) => {
+    const target = await cliDatabase(dialect)
+    t.after(() => target.destroy())
+    const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+
+    const res = await runCli(['seed', '--demo', '--scale', '1', '--json'], { env })
+    assert.equal(res.code, 0, res.stderr)
+    const summary = JSON.parse(res.stdout)
+    assert.equal(summary.scale, 1)
+    // Progress goes to stderr as plain lines when stderr is not a terminal.
+    assert.match(res.stderr, /^Seeding demo data: \d+% \(/m)
+    assert.match(res.stderr, /^Seeding demo data: [\d,]+ records in \d+\.\ds$/m)
+
+    const database = target.open()
+    t.after(() => database.close())
+    const { db } = database
+    // Every family the store keeps (drafts come only from governed actions) has records,
+    // and the command's counts are what the tables hold.
+    for (const type of importableTypes) {
+      const r = allResources.find((x) => x.type === type)
+      assert.ok(r)
+      const row = await db.selectFrom(r.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+      assert.ok(Number(row.n) > 0, `${type} is empty`)
+      assert.equal(summary.counts[type], Number(row.n), `${type} count`)
+    }
+    assert.equal(summary.counts.entries, 1000)
+    assert.equal(summary.counts.products, 200)
+    const changes = await db.selectFrom('change_log').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+    // One created change per record, plus one update per product when its variants land.
+    assert.equal(Number(changes.n), summary.total + summary.counts.products)
+
+    const [products, variants, entries, users, addresses, blocks, categories, sections, orders, transfers] = await Promise.all(
+      ['products', 'variants', 'entries', 'users', 'addresses', 'content_blocks', 'categories', 'sections', 'orders', 'transfers'].map((tb) => docs(db, tb)))
+    const ids = (rows: Record<string, unknown>[]) => new Set(rows.map((x) => x.id))
+
+    // Products carry 1–5 variants and the totals derived from them.
+    for (const p of products) {
+      const own = variants.filter((v) => v.productId === p.id)
+      assert.ok(own.length >= 1 && own.length <= 5, `product ${p.id} has ${own.length} variants`)
+      assert.equal((p.variants as unknown[]).length, own.length)
+      if (p.hasUnlimitedStock) assert.equal(p.totalStock, null)
+      else assert.equal(p.totalStock, own.reduce((s, v) => s + (v.stock as number), 0))
+      assert.equal(p.defaultSku, own.find((v) => v.isDefault)?.sku)
+    }
+    // Links point at records that exist.
+    const userIds = ids(users)
+    const entryIds = ids(entries)
+    const sectionHandles = new Set(sections.map((s) => s.handle))
+    assert.ok(entries.every((e) => sectionHandles.has(e.section) && (e.authorId === null || userIds.has(e.authorId))))
+    assert.ok(entries.some((e) => e.status !== 'live'), 'entries span statuses')
+    assert.ok(entries.every((e) => typeof e.fields === 'object' && Object.keys(e.fields as object).length > 0), 'entries have custom fields')
+    assert.equal(new Set(entries.map((e) => e.section)).size, sectionHandles.size, 'entries in every section')
+    assert.ok(addresses.every((a) => userIds.has(a.ownerId)))
+    assert.ok(blocks.every((b) => entryIds.has(b.ownerId)))
+    assert.ok(categories.some((c) => c.parentId !== null && (c.level as number) >= 3), 'categories nest')
+    assert.ok(sections.every((s) => (s.entryTypes as unknown[]).length > 0))
+    const variantIds = ids(variants)
+    assert.ok(orders.every((o) => (o.lineItems as { variantId: number }[]).every((l) => variantIds.has(l.variantId))))
+    assert.ok(orders.filter((o) => o.isCompleted).every((o) => (o.lineItems as unknown[]).length >= 1))
+    const skus = new Set(variants.map((v) => v.sku))
+    assert.ok(transfers.every((tr) => (tr.lines as { sku: string }[]).every((l) => skus.has(l.sku))))
+    assertNoInternals(res.stderr)
+
+    // The store is no longer empty: seeding again refuses instead of failing half-way.
+    const again = await runCli(['seed', '--demo'], { env })
+    assert.equal(again.code, 1)
+    assert.match(again.stderr, /^gatehouse: the store already has records; demo data goes into an empty database/)
+  })
+}
+
+test('the same seed gives the same data; another seed gives other data', async (t) => {
+  const [a, b, c] = await Promise.all([cliDatabase('sqlite'), cliDatabase('sqlite'), cliDatabase('sqlite')])
+  t.after(() => Promise.all([a, b, c].map((x) => x.destroy())))
+  const runs = await Promise.all([[a, '7'], [b, '7'], [c, '8']].map(([target, seed]) =>
+    runCli(['seed', '--demo', '--seed', seed as string, '--json'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: (target as typeof a).url } })))
+  for (const r of runs) assert.equal(r.code, 0, r.stderr)
+  const content = async (target: typeof a) => {
+    const database = target.open()
+    try {
+      const strip = (d: Record<string, unknown>) => { const { uid: _u, createdAt: _c, updatedAt: _up, ...rest } = d; return rest }
+      return {
+        entries: (await docs(database.db, 'entries')).map(strip),
+        orders: (await docs(database.db, 'orders')).map((o) => [o.number, o.totalPrice]),
+      }
+    } finally {
+      await database.close()
+    }
+  }
+  const [ca, cb, cc] = await Promise.all([content(a), content(b), content(c)])
+  assert.deepEqual(ca, cb)
+  assert.notDeepEqual(ca.entries.map((e) => e.title), cc.entries.map((e) => e.title))
+})

@@ -1,0 +1,111 @@
+// `gatehouse start` on a fresh database: migrates, loads demo data, prints a machine token
+// and an admin login once, and serves; the token works against the served API. A restart
+// prints no new secrets.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawn, type ChildProcess } from 'node:child_process'
+import { createServer } from 'node:net'
+import { verifyAdminLogin } from '../../src/auth/admin-accounts.js'
+import { ROOT, cliDatabase, cliEnv } from './helpers/cli.js'
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+    srv.on('error', reject)
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number }
+      srv.close(() => resolve(port))
+    })
+  })
+}
+
+interface Started {
+  readonly child: ChildProcess
+  readonly base: string
+  output(): string
+  stop(): Promise<number | null>
+}
+
+async function start(env: Record<string, string>): Promise<Started> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start'], {
+    cwd: ROOT, env: cliEnv({ ...env, PLUGIN_GATEHOUSE_PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  let err = ''
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr?.on('data', (d: Buffer) => { err += d.toString() })
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`start exited early (${child.exitCode}):\n${out}\n${err}`)
+    const ok = await fetch(`${base}/livez`).then((r) => r.ok, () => false)
+    if (ok && out.includes('Gatehouse listening on')) break
+    if (Date.now() > deadline) { child.kill('SIGKILL'); throw new Error(`start did not come up:\n${out}\n${err}`) }
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  return {
+    child, base, output: () => out,
+    async stop() {
+      child.kill('SIGTERM')
+      return exited
+    },
+  }
+}
+
+test('start serves demo data and prints a working token and admin login once', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+
+  const first = await start(env)
+  t.after(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL') })
+  const out = first.output()
+  assert.match(out, /^Database sqlite:.*: \d+ migration\(s\) applied$/m)
+  const token = /^ {2}(gth_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
+  assert.ok(token, `no token in:\n${out}`)
+  const password = /^ {2}password: (\S+)$/m.exec(out)?.[1]
+  assert.match(out, /^ {2}username: admin$/m)
+  assert.ok(password)
+
+  const headers = { authorization: `Bearer ${token}` }
+  const whoami = await fetch(`${first.base}/gatehouse/v1/auth/whoami`, { headers })
+  assert.equal(whoami.status, 200)
+  const me = (await whoami.json()) as { ok: boolean; data: { credentialId: string; label: string; scopes: string[] } }
+  assert.equal(me.ok, true)
+  assert.equal(me.data.label, 'Demo token (all read scopes)')
+  assert.ok(out.includes(`Machine token for ${me.data.credentialId}`))
+  for (const scope of ['products:read', 'entries:read', 'orders:read_sensitive', 'changes:read']) assert.ok(me.data.scopes.includes(scope), scope)
+
+  // The demo data is there to read.
+  const products = (await (await fetch(`${first.base}/gatehouse/v1/products?limit=3`, { headers })).json()) as { data: { variants: unknown[] }[]; pagination: { hasMore: boolean } }
+  assert.equal(products.data.length, 3)
+  assert.ok(products.data.every((p) => p.variants.length >= 1))
+  assert.equal(products.pagination.hasMore, true)
+  const entries = (await (await fetch(`${first.base}/gatehouse/v1/entries?section=news&limit=2`, { headers })).json()) as { data: { section: string }[] }
+  assert.deepEqual(entries.data.map((e) => e.section), ['news', 'news'])
+
+  assert.equal(await first.stop(), 0)
+  assert.match(first.output(), /Gatehouse listening on http:\/\/127\.0\.0\.1:\d+/)
+
+  // The admin login printed is the one stored.
+  const database = target.open()
+  t.after(() => database.close())
+  assert.ok(await verifyAdminLogin(database.db, 'admin', password))
+
+  // A restart prints no new secrets, says how to get new ones, and keeps the data.
+  const second = await start(env)
+  t.after(() => { if (second.child.exitCode === null) second.child.kill('SIGKILL') })
+  const again = second.output()
+  assert.doesNotMatch(again, /gth_/)
+  assert.doesNotMatch(again, /^ {2}password: /m)
+  assert.match(again, /^Database sqlite:.*: up to date$/m)
+  assert.ok(again.includes(`npx gatehouse credentials rotate ${me.data.credentialId}`))
+  assert.ok(again.includes('npx gatehouse admin set-password --username admin'))
+  const stillWorks = await fetch(`${second.base}/gatehouse/v1/auth/whoami`, { headers })
+  assert.equal(stillWorks.status, 200)
+  assert.equal(await second.stop(), 0)
+  const counts = await database.db.selectFrom('credentials').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+  assert.equal(Number(counts.n), 1)
+})
