@@ -17,6 +17,7 @@ import { docsPage } from './contract/docs-page.js'
 import { syncStateRoutes } from './integration/sync-state-routes.js'
 import { Operations } from './ops/operations.js'
 import { opsRoutes } from './ops/ops-routes.js'
+import { templateRoutes } from './ops/templates/template-routes.js'
 import { adminApi } from './api/admin/admin-api.js'
 import { dlqRoutes } from './webhooks/dlq-routes.js'
 import { webhookAdminRoutes } from './webhooks/admin-routes.js'
@@ -87,6 +88,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...dlqRoutes(services),
   ]
   routes.push(...contractRoutes(services, () => routes))
+  routes.push(...templateRoutes(settings, () => routes))
 
   await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
