@@ -72,8 +72,8 @@ export const templateCatalog: readonly IntegrationTemplate[] = [
     id: 'webhook-cache-refresh',
     displayName: 'Webhook-driven cache refresh',
     intent: 'Keep a cache of entries, products and orders fresh: verify each signed webhook, re-read the record it names, and reconcile from the change feed for deliveries that never arrived.',
-    requiredScopes: ['entries:read', 'products:read', 'orders:read'],
-    optionalScopes: ['changes:read'],
+    requiredScopes: ['entries:read', 'products:read', 'orders:read', 'changes:read'],
+    optionalScopes: ['entries:read_all_statuses'],
     requiresExperimental: false,
     steps: [
       { method: 'GET', path: '/entries/show', purpose: 'Re-read a changed entry (webhook resourceType entry)' },
