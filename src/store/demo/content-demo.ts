@@ -4,7 +4,7 @@
 import type { Doc } from '../documents.js'
 import { DEMO_SITE, type DemoContext, inSlices, isoDays } from './demo-context.js'
 import type { Random } from './prng.js'
-import { NOUNS, PLACES, TOPICS, paragraph, sentence, slugify, titleCase, words } from './words.js'
+import { NOUNS, PLACES, TOPICS, headline, paragraph, sentence, slugify, titleCase, words } from './words.js'
 
 export const DEMO_SECTIONS = [
   { handle: 'news', name: 'News', type: 'channel', entryTypes: [{ handle: 'article', name: 'Article' }, { handle: 'pressRelease', name: 'Press release' }] },
@@ -135,7 +135,7 @@ function entryInput(ctx: DemoContext, n: number, refs: DemoEntryRefs): Doc {
     [['news', 'article'], 32], [['news', 'pressRelease'], 8], [['blog', 'post'], 35], [['docs', 'guide'], 10],
     [['docs', 'reference'], 8], [['pages', 'page'], 7],
   ] as const)
-  const title = section === 'docs' ? `${titleCase(random.pick(TOPICS))}: ${words(random, 2, 5)}` : titleCase(words(random, 3, 8))
+  const title = section === 'docs' ? `${titleCase(random.pick(TOPICS))}: ${headline(random)}` : headline(random)
   const slug = `${slugify(title)}-${n}`
   const status = random.weighted([['live', 85], ['pending', 6], ['disabled', 5], ['expired', 4]] as const)
   const postDays = status === 'pending' ? random.int(1, 30) : -random.int(1, 1000)

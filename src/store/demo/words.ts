@@ -72,3 +72,26 @@ export function titleCase(text: string): string {
 export function slugify(text: string): string {
   return text.normalize('NFKD').replace(/[^\w\s-]/g, '').trim().toLowerCase().replace(/[\s_-]+/g, '-').replace(/^-+|-+$/g, '')
 }
+
+const VERBS = ['improve', 'rethink', 'measure', 'simplify', 'scale', 'automate', 'secure', 'speed up'] as const
+const SUBJECTS = [
+  'product search', 'checkout performance', 'our design system', 'inventory sync', 'content modelling',
+  'webhook delivery', 'accessibility audits', 'release planning', 'customer onboarding', 'catalog imports',
+  'sustainable packaging', 'localization', 'API versioning', 'image delivery', 'order tracking', 'gift cards',
+] as const
+
+/** A plausible headline: "How we simplify inventory sync", "5 ways to secure webhook delivery". */
+export function headline(random: Random): string {
+  const subject = random.pick(SUBJECTS)
+  const verb = random.pick(VERBS)
+  const text = random.pick([
+    () => `How we ${verb} ${subject}`,
+    () => `${random.int(3, 12)} ways to ${verb} ${subject}`,
+    () => `What's new in ${subject}`,
+    () => `A practical guide to ${subject}`,
+    () => `${subject}: lessons from ${random.pick(PLACES).locality}`,
+    () => `Behind the scenes: ${subject}`,
+    () => `Why ${subject} matters in ${2020 + random.int(0, 6)}`,
+  ])()
+  return text.charAt(0).toUpperCase() + text.slice(1)
+}
