@@ -16,6 +16,8 @@ export interface DeliveryContext {
   readonly logger: Logger
   readonly retryBaseMs: number
   readonly random?: () => number
+  /** Records a 2xx; the worker batches these. Default: one UPDATE now. */
+  readonly recordDelivered?: (claim: ClaimedDelivery, statusCode: number) => Promise<void>
 }
 
 export interface AttemptOutcome {
@@ -43,7 +45,8 @@ export async function attemptDelivery(ctx: DeliveryContext, claim: ClaimedDelive
     : { ok: false, statusCode: null, retryAfterMs: null, error: 'webhook delivery is not configured', durationMs: 0 }
 
   if (result.ok) {
-    await markDelivered(database.db, claim.id, result.statusCode ?? 200)
+    const code = result.statusCode ?? 200
+    await (ctx.recordDelivered ? ctx.recordDelivered(claim, code) : markDelivered(database.db, [claim.id], claim.workerId, code))
     return { status: 'delivered', statusCode: result.statusCode, error: null, nextAttemptAt: null, durationMs: result.durationMs }
   }
   const error = result.error ?? 'failed'

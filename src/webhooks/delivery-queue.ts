@@ -18,6 +18,8 @@ export interface ClaimedDelivery {
   /** Attempts including the one just claimed. */
   readonly attempts: number
   readonly leaseToken: string
+  /** Who holds the claim (a worker id, or `send-test:…`). */
+  readonly workerId: string
 }
 
 export interface ClaimOptions {
@@ -44,19 +46,21 @@ export async function claimDeliveries(database: Database, opts: ClaimOptions): P
     RETURNING id, delivery_id, event_id, kind, body, attempts`.execute(database.db)
   return rows.map((r) => ({
     id: Number(r.id), deliveryId: r.delivery_id as string, eventId: r.event_id as string,
-    kind: r.kind as 'event' | 'test', body: r.body as string, attempts: Number(r.attempts), leaseToken: token,
+    kind: r.kind as 'event' | 'test', body: r.body as string, attempts: Number(r.attempts), leaseToken: token, workerId: opts.workerId,
   })).sort((a, b) => a.id - b.id)
 }
 
 /**
- * A 2xx answer. Recorded whoever holds the lease now: if ours expired and another worker
- * re-claimed the row, the receiver has the event either way, and the other worker's
- * later outcome is ignored because the row is no longer queued.
+ * 2xx answers (one statement for many rows). Recorded whoever holds the lease now: if ours
+ * expired and another worker re-claimed the row, the receiver has the event either way,
+ * and the other worker's later outcome is ignored because the row is no longer queued.
+ * On a delivered row `lease_owner` stays as the worker that delivered it.
  */
-export async function markDelivered(db: Db, id: number, statusCode: number, now = Date.now()): Promise<void> {
+export async function markDelivered(db: Db, ids: readonly number[], workerId: string, statusCode: number, now = Date.now()): Promise<void> {
+  if (ids.length === 0) return
   await db.updateTable('webhook_deliveries')
-    .set({ status: 'delivered', delivered_at: now, last_status_code: statusCode, last_error: null, lease_owner: null, lease_token: null, lease_until: null })
-    .where('id', '=', id).where('status', '=', 'queued').execute()
+    .set({ status: 'delivered', delivered_at: now, last_status_code: statusCode, last_error: null, lease_owner: workerId, lease_token: null, lease_until: null })
+    .where('id', 'in', ids).where('status', '=', 'queued').execute()
 }
 
 export interface FailedAttempt {

@@ -9,6 +9,7 @@ import type { Database } from '../store/database.js'
 import type { Settings } from '../settings.js'
 import { claimDeliveries, nextClaimableAt, pruneDelivered, type ClaimedDelivery } from './delivery-queue.js'
 import { attemptDelivery, type DeliveryContext } from './attempt-delivery.js'
+import { DeliveredBatcher } from './delivered-batcher.js'
 
 export interface WorkerOptions {
   readonly workerId?: string
@@ -45,6 +46,10 @@ export class DeliveryWorker {
   private readonly heartbeatMs: number
   private readonly keepDeliveredMs: number
   private readonly ctx: DeliveryContext
+  private readonly delivered: DeliveredBatcher
+  /** While the queue keeps slots full, claim in batches of at least this many. */
+  private readonly claimBatch: number
+  private queueBusy = false
   private readonly inflight = new Set<Promise<void>>()
   private running = false
   private loopDone: Promise<void> | undefined
@@ -62,7 +67,12 @@ export class DeliveryWorker {
     this.leaseMs = opts.leaseMs ?? settings.webhookTimeoutSeconds * 1000 + 15_000
     this.heartbeatMs = opts.heartbeatMs ?? 5000
     this.keepDeliveredMs = opts.keepDeliveredMs ?? 7 * 86_400_000
-    this.ctx = { database, settings, logger, retryBaseMs: opts.retryBaseMs ?? settings.webhookRetryBaseSeconds * 1000, random: opts.random }
+    this.claimBatch = Math.max(1, Math.floor(this.concurrency / 4))
+    this.delivered = new DeliveredBatcher(database.db, this.id, logger)
+    this.ctx = {
+      database, settings, logger, retryBaseMs: opts.retryBaseMs ?? settings.webhookRetryBaseSeconds * 1000, random: opts.random,
+      recordDelivered: (claim, statusCode) => this.delivered.add(claim, statusCode),
+    }
   }
 
   start(): void {
@@ -88,6 +98,7 @@ export class DeliveryWorker {
     this.wake()
     await this.loopDone
     await Promise.allSettled([...this.inflight])
+    await this.delivered.flush()
     clearInterval(this.heartbeatTimer)
     await this.database.db.deleteFrom('webhook_workers').where('worker_id', '=', this.id).execute().catch(() => {})
   }
@@ -101,11 +112,17 @@ export class DeliveryWorker {
     while (this.running) {
       const free = this.concurrency - this.inflight.size
       let claimed = 0
+      // A busy queue is claimed in batches, not one row per finished attempt.
+      if (this.queueBusy && free < this.claimBatch) {
+        await this.sleep(this.pollMs)
+        continue
+      }
       if (free > 0) {
         try {
           const claims = await claimDeliveries(this.database, { workerId: this.id, limit: free, leaseMs: this.leaseMs })
           for (const c of claims) this.dispatch(c)
           claimed = claims.length
+          this.queueBusy = claimed === free
         } catch (err) {
           if (!this.running) break
           this.logger.error({ err }, 'webhook worker could not claim deliveries')

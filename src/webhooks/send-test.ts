@@ -20,14 +20,15 @@ export async function sendTestDelivery(ctx: DeliveryContext, triggeredBy: string
   const eventId = newEventId()
   const deliveryId = newDeliveryId()
   const leaseToken = randomUUID()
+  const owner = `send-test:${triggeredBy}`.slice(0, 200)
   const body = JSON.stringify({ id: eventId, eventKind: 'test', isTest: true, triggeredAt: new Date(now).toISOString(), triggeredBy })
   await insertDeliveries(ctx.database.db, [{
     delivery_id: deliveryId, event_id: eventId, kind: 'test', resource_type: null, resource_id: null, action: null, change_seq: null,
     body, routing_mode: 'test', matched_credentials: '[]', status: 'queued', attempts: 1, next_attempt_at: now, created_at: now,
-    lease_owner: `send-test:${triggeredBy}`.slice(0, 200), lease_token: leaseToken, lease_until: now + ctx.settings.webhookTimeoutSeconds * 1000 + 15_000,
+    lease_owner: owner, lease_token: leaseToken, lease_until: now + ctx.settings.webhookTimeoutSeconds * 1000 + 15_000,
   }])
   const row = await ctx.database.db.selectFrom('webhook_deliveries').select('id').where('delivery_id', '=', deliveryId).executeTakeFirstOrThrow()
   const id = Number(row.id)
-  const outcome = await attemptDelivery(ctx, { id, deliveryId, eventId, kind: 'test', body, attempts: 1, leaseToken })
+  const outcome = await attemptDelivery(ctx, { id, deliveryId, eventId, kind: 'test', body, attempts: 1, leaseToken, workerId: owner })
   return { id, deliveryId, eventId, outcome }
 }

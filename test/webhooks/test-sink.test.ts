@@ -23,7 +23,7 @@ async function freePort(): Promise<number> {
 }
 
 test('the sink and its admin endpoints are 404 unless dev mode and the sink flag are both on', async () => {
-  for (const env of [{}, { PLUGIN_GATEHOUSE_DEV_MODE: 'true' }]) {
+  for (const env of [{}, { PLUGIN_GATEHOUSE_DEV_MODE: 'true' }] as Record<string, string>[]) {
     const app = await buildTestApp({ dialect: 'sqlite', env: { ...env, PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN } })
     try {
       const post = await app.app.inject({ method: 'POST', url: SINK, headers: { 'content-type': 'application/json' }, payload: '{}' })
@@ -45,7 +45,7 @@ test('a webhook URL pointing at the sink is refused at start-up outside dev mode
   for (const env of [
     { PLUGIN_GATEHOUSE_WEBHOOK_URL: url, PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 's' },
     { PLUGIN_GATEHOUSE_WEBHOOK_URL: url, PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 's', PLUGIN_GATEHOUSE_DEV_MODE: 'true' },
-  ]) {
+  ] as Record<string, string>[]) {
     assert.throws(() => testSettings(env), (err: unknown) => err instanceof SettingsError && /PLUGIN_GATEHOUSE_WEBHOOK_URL/.test(err.message) && /test sink/.test(err.message))
     await assert.rejects(buildTestApp({ dialect: 'sqlite', env }), SettingsError)
   }

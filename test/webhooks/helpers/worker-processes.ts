@@ -1,0 +1,54 @@
+// Runs `gatehouse worker` as a real separate process against a test database, the way an
+// operator scales out, so tests can kill it (SIGKILL) or stop it (SIGTERM).
+import { spawn, type ChildProcess } from 'node:child_process'
+import { tmpdir } from 'node:os'
+import { fileURLToPath } from 'node:url'
+import type { TestDatabase } from '../../helpers/test-app.js'
+
+// The `gatehouse` launcher itself (it registers tsx relative to its own location).
+const BIN = fileURLToPath(new URL('../../../bin/gatehouse.js', import.meta.url))
+
+/** The database URL a separate process uses; a PostgreSQL test schema goes in as search_path. */
+export function processDatabaseUrl(db: TestDatabase): string {
+  if (!db.schema) return db.url
+  const sep = db.url.includes('?') ? '&' : '?'
+  return `${db.url}${sep}options=${encodeURIComponent(`-c search_path=${db.schema}`)}`
+}
+
+export interface WorkerProcess {
+  readonly child: ChildProcess
+  readonly output: () => string
+  /** Resolves with the exit code (or the signal's name). */
+  readonly exited: Promise<number | string>
+}
+
+/** Starts `gatehouse worker …` and resolves once it reports that it runs. */
+export async function startWorkerProcess(env: Record<string, string>, args: readonly string[] = []): Promise<WorkerProcess> {
+  // A scratch working directory, so no .env of the checkout leaks into the settings.
+  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
+    cwd: tmpdir(),
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
+  let out = ''
+  child.stdout?.on('data', (d: Buffer) => { out += d.toString() })
+  child.stderr?.on('data', (d: Buffer) => { out += d.toString() })
+  const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
+  const until = Date.now() + 30_000
+  while (!out.includes('delivering to')) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited early: ${out}`)
+    if (Date.now() > until) {
+      child.kill('SIGKILL')
+      throw new Error(`worker did not start: ${out}`)
+    }
+    await new Promise((r) => setTimeout(r, 25))
+  }
+  return { child, output: () => out, exited }
+}
+
+/** Stops a worker if it still runs (SIGKILL: used in finally blocks so nothing is left behind). */
+export async function killWorker(w: WorkerProcess | undefined): Promise<void> {
+  if (!w || w.child.exitCode !== null || w.child.signalCode !== null) return
+  w.child.kill('SIGKILL')
+  await w.exited
+}
