@@ -15,6 +15,7 @@ import { registerAdmin } from './admin.js'
 import { registerCredentials } from './credentials.js'
 import { registerOpenapiCommand } from './openapi.js'
 import { registerDiagnosticsCommand } from './diagnostics.js'
+import { registerWebhookCommands } from './webhooks.js'
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
@@ -22,7 +23,7 @@ export function buildProgram(): Command {
     .version(serviceInfo.version, '-v, --version', 'print the version')
     .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
     .showSuggestionAfterError()
-  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerDiagnosticsCommand]) {
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand]) {
     register(program)
   }
   registerOpenapiCommand(program)
