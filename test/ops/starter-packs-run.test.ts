@@ -134,7 +134,7 @@ test('every starter-pack snippet runs against a live server', async () => {
       }
       for (const s of p.snippets) {
         if (s.language === 'python' && !hasPython) continue
-        const extra = p.templateId === 'governed-entry-draft' ? { GATEHOUSE_ENTRY_SLUG: 'hello-world', GATEHOUSE_ENTRY_ID: String(ids.entries) } : {}
+        const extra: Record<string, string> = p.templateId === 'governed-entry-draft' ? { GATEHOUSE_ENTRY_SLUG: 'hello-world', GATEHOUSE_ENTRY_ID: String(ids.entries) } : {}
         const res = await runSnippet(dir, s.language, s.filename, await envFor(p.templateId, extra))
         assert.equal(res.status, 0, `${s.filename} exits 0: ${res.stderr}${res.stdout}`)
         if (p.templateId === 'governed-entry-draft') assert.match(res.stdout, /approval|"ok":true/)
