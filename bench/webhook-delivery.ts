@@ -1,12 +1,16 @@
-// Webhook delivery benchmark: 10,000 content writes turn into signed deliveries to a local
-// receiver, through the same path `gatehouse serve` runs (write service → outbox in the
-// write's transaction → in-process worker → HTTP). Reports deliveries per second and the
-// delay from write (the event's occurredAt) to arrival at the receiver (p50, p90, p99),
-// on SQLite and, when reachable, PostgreSQL. Prints a table and writes JSON to bench/results/.
+// Webhook delivery benchmark: content writes turn into signed deliveries to a local
+// receiver through the path `gatehouse serve` runs (write service → outbox in the write's
+// transaction → in-process worker → HTTP). Two phases per database:
+//   burst: 10,000 events written as fast as possible (transactions of 100), delivered with
+//          one worker; reports deliveries per second and write-to-delivery delay;
+//   paced: single-record writes at a steady rate well under capacity; reports the delay
+//          a receiver sees when the queue is not backed up.
+// Delay is arrival at the receiver minus the event's occurredAt (its write). Runs on SQLite
+// and, when reachable, PostgreSQL. Prints a table and writes JSON to bench/results/.
 //
 //   npx tsx bench/webhook-delivery.ts
-//   BENCH_EVENTS=10000 BENCH_BATCH=100 BENCH_CONCURRENCY=16 BENCH_DIALECTS=sqlite,postgres
-import { createServer } from 'node:http'
+//   BENCH_EVENTS=10000 BENCH_BATCH=100 BENCH_CONCURRENCY=16 BENCH_PACED=300 BENCH_PACED_RATE=100 BENCH_DIALECTS=sqlite,postgres
+import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
@@ -23,33 +27,90 @@ import { WebhookService } from '../src/webhooks/webhook-service.js'
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)
 const BATCH = Number(process.env.BENCH_BATCH ?? 100)
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16)
+const PACED = Number(process.env.BENCH_PACED ?? 300)
+const PACED_RATE = Number(process.env.BENCH_PACED_RATE ?? 100)
 const DIALECTS = (process.env.BENCH_DIALECTS ?? 'sqlite,postgres').split(',')
 const PG_URL = process.env.BENCH_POSTGRES_URL ?? process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
+
+interface Delays { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number }
 
 interface Row {
   readonly database: string
   readonly events: number
-  readonly batch: number
-  readonly concurrency: number
-  readonly writeSeconds: number
-  readonly totalSeconds: number
   readonly deliveriesPerSecond: number
-  readonly delayMs: { readonly p50: number; readonly p90: number; readonly p99: number; readonly max: number }
-  readonly duplicates: number
-  /** CPU time of this process (writes, worker and receiver together) per event. */
+  readonly writeSeconds: number
+  readonly deliveredAfterSeconds: number
+  readonly burstDelayMs: Delays
+  /** CPU time of this process (writes, worker and receiver together) per event, burst phase. */
   readonly cpuMsPerEvent: number
+  readonly pacedEvents: number
+  readonly pacedRate: number
+  readonly pacedDelayMs: Delays
+  readonly duplicates: number
   readonly loadAverage: number
 }
 
 const percentile = (sorted: readonly number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+const summary = (values: number[]): Delays => {
+  const s = values.sort((a, b) => a - b)
+  return { p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s[s.length - 1] }
+}
 
-async function pgDatabase(): Promise<{ database: Database; drop: () => Promise<void> } | undefined> {
+/** A receiver that records, per phase, how long after its write each event arrived. */
+class Receiver {
+  readonly seen = new Set<string>()
+  delays: number[] = []
+  duplicates = 0
+  lastArrival = 0
+  private want = 0
+  private onDone: () => void = () => {}
+  private server: Server | undefined
+  url = ''
+
+  async start(): Promise<void> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = []
+      req.on('data', (c: Buffer) => chunks.push(c))
+      req.on('end', () => {
+        const now = Date.now()
+        const event = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; occurredAt: string }
+        res.writeHead(200).end()
+        if (this.seen.has(event.id)) { this.duplicates++; return }
+        this.seen.add(event.id)
+        this.delays.push(now - Date.parse(event.occurredAt))
+        this.lastArrival = now
+        if (this.delays.length === this.want) this.onDone()
+      })
+    })
+    this.server.keepAliveTimeout = 5000
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve))
+    this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}/hook`
+  }
+
+  /** Starts a phase; resolves when `n` new events have arrived. */
+  phase(n: number): Promise<void> {
+    this.delays = []
+    this.want = n
+    return new Promise((resolve) => { this.onDone = resolve })
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server?.close(() => resolve()))
+  }
+}
+
+async function open(dialect: string): Promise<{ database: Database; drop: () => Promise<void> } | undefined> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
+    return { database: openDatabase(`sqlite:${join(dir, 'bench.db')}`), drop: async () => rmSync(dir, { recursive: true, force: true }) }
+  }
   const schema = `bench_${randomBytes(5).toString('hex')}`
   const admin = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 })
   try {
     await admin.connect()
     await admin.query(`CREATE SCHEMA ${schema}`)
   } catch {
+    console.error('PostgreSQL not reachable; skipping it')
     return undefined
   } finally {
     await admin.end().catch(() => {})
@@ -66,74 +127,53 @@ async function pgDatabase(): Promise<{ database: Database; drop: () => Promise<v
 }
 
 async function run(dialect: string): Promise<Row | undefined> {
-  let database: Database
-  let drop: () => Promise<void>
-  if (dialect === 'postgres') {
-    const opened = await pgDatabase()
-    if (!opened) {
-      console.error('PostgreSQL not reachable; skipping it')
-      return undefined
-    }
-    ;({ database, drop } = opened)
-  } else {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-bench-'))
-    database = openDatabase(`sqlite:${join(dir, 'bench.db')}`)
-    drop = async () => rmSync(dir, { recursive: true, force: true })
-  }
+  const opened = await open(dialect)
+  if (!opened) return undefined
+  const { database, drop } = opened
   await migrate(database)
-
-  // The receiver: counts arrivals and how long after its write each event arrived.
-  const delays: number[] = []
-  const seen = new Set<string>()
-  let duplicates = 0
-  let lastArrival = 0
-  let done: () => void = () => {}
-  const allArrived = new Promise<void>((resolve) => { done = resolve })
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      const now = Date.now()
-      const event = JSON.parse(Buffer.concat(chunks).toString()) as { id: string; occurredAt: string }
-      res.writeHead(200).end()
-      if (seen.has(event.id)) { duplicates++; return }
-      seen.add(event.id)
-      delays.push(now - Date.parse(event.occurredAt))
-      lastArrival = now
-      if (seen.size === EVENTS) done()
-    })
-  })
-  server.keepAliveTimeout = 5000
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`
-
-  const settings = loadSettings({ PLUGIN_GATEHOUSE_WEBHOOK_URL: url, PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'bench-secret', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn' })
-  const logger = pino({ level: 'warn' })
+  const receiver = new Receiver()
+  await receiver.start()
+  const settings = loadSettings({ PLUGIN_GATEHOUSE_WEBHOOK_URL: receiver.url, PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'bench-secret', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn' })
   const store = new ContentStore(database)
-  const webhooks = new WebhookService(database, settings, logger)
+  const webhooks = new WebhookService(database, settings, pino({ level: 'warn' }))
   store.addChangeHook(webhooks.outboxHook)
   webhooks.startWorker({ concurrency: CONCURRENCY })
 
+  // Burst.
+  const burst = receiver.phase(EVENTS)
   const cpu = process.cpuUsage()
   const started = Date.now()
   for (let b = 0; b < EVENTS / BATCH; b++) {
     await store.transaction((w) => w.createMany('products', Array.from({ length: BATCH }, (_, i) => ({ type: 'bench', title: `p${b}-${i}`, slug: `bench-${b}-${i}` }))))
   }
   const written = Date.now()
-  await allArrived
+  await burst
   const used = process.cpuUsage(cpu)
+  const burstDelays = summary(receiver.delays)
+  const deliveredAfter = (receiver.lastArrival - started) / 1000
+
+  // Paced: one record per transaction at a steady rate.
+  const paced = receiver.phase(PACED)
+  const gap = 1000 / PACED_RATE
+  const pacedStart = Date.now()
+  for (let i = 0; i < PACED; i++) {
+    const due = pacedStart + i * gap
+    if (due > Date.now()) await new Promise((r) => setTimeout(r, due - Date.now()))
+    await store.create('products', { type: 'paced', title: `q${i}`, slug: `paced-${i}` })
+  }
+  await paced
+  const pacedDelays = summary(receiver.delays)
+
   await webhooks.stopWorker()
-  await new Promise<void>((resolve) => server.close(() => resolve()))
+  await receiver.close()
   await database.close()
   await drop()
-
-  const sorted = delays.sort((a, b) => a - b)
-  const total = (lastArrival - started) / 1000
   return {
-    database: dialect, events: EVENTS, batch: BATCH, concurrency: CONCURRENCY,
-    writeSeconds: (written - started) / 1000, totalSeconds: total, deliveriesPerSecond: Math.round(EVENTS / total),
-    delayMs: { p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted[sorted.length - 1] },
-    duplicates, cpuMsPerEvent: Number(((used.user + used.system) / 1000 / EVENTS).toFixed(3)), loadAverage: Number(loadavg()[0].toFixed(2)),
+    database: dialect, events: EVENTS,
+    deliveriesPerSecond: Math.round(EVENTS / deliveredAfter), writeSeconds: (written - started) / 1000, deliveredAfterSeconds: deliveredAfter,
+    burstDelayMs: burstDelays, cpuMsPerEvent: Number(((used.user + used.system) / 1000 / EVENTS).toFixed(3)),
+    pacedEvents: PACED, pacedRate: PACED_RATE, pacedDelayMs: pacedDelays, duplicates: receiver.duplicates,
+    loadAverage: Number(loadavg()[0].toFixed(2)),
   }
 }
 
@@ -142,13 +182,14 @@ for (const dialect of DIALECTS) {
   const row = await run(dialect)
   if (row) rows.push(row)
 }
-console.log(`\nGatehouse webhook delivery benchmark — ${EVENTS} events written in transactions of ${BATCH}, one in-process worker, concurrency ${CONCURRENCY}\n`)
-console.log('| database | deliveries/s | writes took s | all delivered after s | delay p50 ms | p90 ms | p99 ms | max ms | duplicates | CPU ms/event | load avg |')
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|')
+console.log(`\nGatehouse webhook delivery benchmark — one in-process worker, concurrency ${CONCURRENCY}, local receiver`)
+console.log(`burst: ${EVENTS} events written in transactions of ${BATCH}; paced: ${PACED} single writes at ${PACED_RATE}/s\n`)
+console.log('| database | burst deliveries/s | writes took s | all delivered after s | burst delay p50 / p99 ms | CPU ms/event | paced delay p50 / p99 / max ms | duplicates | load avg |')
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|')
 for (const r of rows) {
-  console.log(`| ${r.database} | ${r.deliveriesPerSecond} | ${r.writeSeconds.toFixed(2)} | ${r.totalSeconds.toFixed(2)} | ${r.delayMs.p50} | ${r.delayMs.p90} | ${r.delayMs.p99} | ${r.delayMs.max} | ${r.duplicates} | ${r.cpuMsPerEvent} | ${r.loadAverage} |`)
+  console.log(`| ${r.database} | ${r.deliveriesPerSecond} | ${r.writeSeconds.toFixed(2)} | ${r.deliveredAfterSeconds.toFixed(2)} | ${r.burstDelayMs.p50} / ${r.burstDelayMs.p99} | ${r.cpuMsPerEvent} | ${r.pacedDelayMs.p50} / ${r.pacedDelayMs.p99} / ${r.pacedDelayMs.max} | ${r.duplicates} | ${r.loadAverage} |`)
 }
 mkdirSync('bench/results', { recursive: true })
 const file = `bench/results/webhook-delivery-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), node: process.version, rows }, null, 2))
+writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), node: process.version, concurrency: CONCURRENCY, batch: BATCH, rows }, null, 2))
 console.log(`\nwritten to ${file}`)

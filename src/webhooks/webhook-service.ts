@@ -31,7 +31,13 @@ export class WebhookService {
   private worker: DeliveryWorker | undefined
 
   constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger) {
-    this.outboxHook = outboxHook(settings, () => this.wakeWorker())
+    // The hook runs before the write commits. On SQLite the worker's claim waits for the
+    // one connection, so it sees the rows; on PostgreSQL it may look too early, so it looks
+    // again just after the commit has usually landed (else the next poll finds them).
+    this.outboxHook = outboxHook(settings, () => {
+      this.wakeWorker()
+      setTimeout(() => this.wakeWorker(), 15).unref()
+    })
   }
 
   get configured(): boolean {
