@@ -1,5 +1,5 @@
 // Builds the Fastify instance from settings. Tests import this; `gatehouse serve` listens.
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { pino, type Logger } from 'pino'
 import { sql } from 'kysely'
 import type { Settings } from './settings.js'
@@ -61,7 +61,8 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Per-request log lines cost throughput; failures are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
@@ -90,7 +91,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   routes.push(...contractRoutes(services, () => routes))
   routes.push(...templateRoutes(settings, () => routes))
 
-  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
+  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })

@@ -8,6 +8,7 @@ import { RecordReader } from './store/record-query.js'
 import { CredentialService } from './auth/credentials.js'
 import { createRateLimiter, type RateLimiter } from './auth/rate-limit.js'
 import { CursorCodec } from './api/cursor.js'
+import { PageCache } from './api/page-cache.js'
 import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 
@@ -19,6 +20,7 @@ export interface Services {
   readonly credentials: CredentialService
   readonly rateLimiter: RateLimiter
   readonly cursors: CursorCodec
+  readonly pageCache: PageCache
   /** Outbox hook (registered on `store`), in-process delivery worker, probe, sink. */
   readonly webhooks: WebhookService
   readonly logger: Logger
@@ -39,6 +41,8 @@ export async function createServices(settings: Settings, database: Database, log
     credentials: new CredentialService(database, settings),
     rateLimiter: createRateLimiter(settings.redisUrl),
     cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
+    // SQLite only: our own commits plus other processes' (data_version) version the pages.
+    pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
     logger,
     startedAt: Date.now(),

@@ -40,7 +40,7 @@ export function changeRoutes(services: Services): MachineRoute[] {
     scope: 'changes:read', querystring: ChangesQuery, data: Type.Array(ChangeItem), list: true,
     // `fields` projects each snapshot; the change items themselves always come whole.
     projectable: false,
-    errors: ['INVALID_REQUEST', 'CURSOR_EXPIRED'],
+    errors: ['INVALID_REQUEST', 'CURSOR_EXPIRED'], cacheable: true,
     handler: (ctx) => listChanges(services, ctx),
   }]
 }

@@ -7,6 +7,7 @@ import type { Caller, CredentialService } from '../auth/credentials.js'
 import type { RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../settings.js'
 import { sendError } from './error-handler.js'
+import type { PageCache } from './page-cache.js'
 import { BASE_PATH, routeEnabled, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
 
 declare module 'fastify' {
@@ -23,6 +24,8 @@ export interface MachineApiOptions {
   readonly credentials: CredentialService
   readonly rateLimiter: RateLimiter
   readonly routes: readonly MachineRoute[]
+  /** Serves cacheable routes' repeated requests until the next write. */
+  readonly pageCache?: PageCache
   /** Called for every answered machine request (metrics). */
   readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void
   /** Called when authentication, scope or rate checks turn a request away. */
@@ -85,6 +88,18 @@ export function envelopeText(result: RouteResult | RawRouteResult, requestId: st
   return out + ',"requestId":' + JSON.stringify(requestId) + '}'
 }
 
+const scopeKeys = new WeakMap<ReadonlySet<string>, string>()
+
+/** The caller's scopes as a cache-key part (what a cacheable answer may depend on). */
+function scopeKey(caller: Caller): string {
+  let key = scopeKeys.get(caller.scopes)
+  if (key === undefined) {
+    key = [...caller.scopes].sort().join(',')
+    scopeKeys.set(caller.scopes, key)
+  }
+  return key
+}
+
 const toRegex = (path: string) => new RegExp('^' + path.replace(/:[A-Za-z]+/g, '[^/]+') + '/?$')
 
 export async function machineApi(app: FastifyInstance, opts: MachineApiOptions): Promise<void> {
@@ -121,7 +136,11 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()))
       },
       handler: async (request, reply) => {
-        const result = await route.handler({ request, reply, caller: request.caller as Caller, query: request.query, body: request.body })
+        const caller = request.caller as Caller
+        const run = () => route.handler({ request, reply, caller, query: request.query, body: request.body })
+        const result = route.cacheable && opts.pageCache
+          ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)
+          : await run()
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)
         const text = !route.bare ? envelopeText(result, request.id) : 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)

@@ -68,6 +68,11 @@ export interface MachineRoute {
   readonly replacedBy?: string
   /** Also served at the root (`/capabilities`), with the same auth and scope checks. */
   readonly rootAlias?: boolean
+  /**
+   * The answer depends only on content, the query string and the caller's scopes, so it
+   * may be served from the page cache until the next write (src/api/page-cache.ts).
+   */
+  readonly cacheable?: boolean
   /** Longer text for OpenAPI and the schema catalog (summary stays one line). */
   readonly description?: string
   /** Schema of `meta` in the envelope; lists default to `{ mode, … }`. */

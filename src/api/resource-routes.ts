@@ -87,13 +87,15 @@ export function resourceRoutes(services: Services): MachineRoute[] {
       method: 'GET', path: `/${r.type}`, key: `${r.type}.list`, summary: `List ${r.summary.toLowerCase()}`, tag: r.type,
       scope, optionalScopes, flag: r.flag, querystring: listQuerySchema(r), data: Type.Array(r.fullItem), list: true,
       errors: ['INVALID_REQUEST'],
+      // Pages that depend on the clock (lastDays) are not cached.
+      cacheable: !Object.values(r.listParams ?? {}).some((p) => p.kind === 'withinDays'),
       handler: (ctx) => listResource(services, r, ctx),
     })
     if (r.selectors) {
       routes.push({
         method: 'GET', path: `/${r.type}/show`, key: `${r.type}.show`, summary: `One of ${r.summary.toLowerCase()} by ${r.selectors.map((s) => s.name).join(' or ')}`,
         tag: r.type, scope, optionalScopes, flag: r.flag, querystring: showQuerySchema(r), data: r.fullItem,
-        errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+        errors: ['INVALID_REQUEST', 'NOT_FOUND'], cacheable: true,
         handler: (ctx) => showResource(services, r, ctx),
       })
     }

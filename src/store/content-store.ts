@@ -52,13 +52,21 @@ export class ContentStore {
 
   /** Runs `fn` in one transaction; its changes, derived refreshes and hooks commit together. */
   async transaction<T>(fn: (w: StoreWriter) => Promise<T>): Promise<T> {
-    return this.database.db.transaction().execute(async (trx) => {
-      const w = new StoreWriter(trx, this.database, this.options)
-      const result = await fn(w)
-      await w.flush(this.hooks)
-      return result
-    })
+    try {
+      return await this.database.db.transaction().execute(async (trx) => {
+        const w = new StoreWriter(trx, this.database, this.options)
+        const result = await fn(w)
+        await w.flush(this.hooks)
+        return result
+      })
+    } finally {
+      // Counted after commit (or rollback): readers caching pages compare this number.
+      this.commits++
+    }
   }
+
+  /** Transactions finished through this store; changes whenever its content may have. */
+  commits = 0
 
   create(type: string, input: unknown): Promise<Doc> {
     return this.transaction((w) => w.create(type, input))

@@ -38,6 +38,11 @@ export interface Database {
   readonly db: Db
   readonly adapter: DialectAdapter
   readonly url: string
+  /**
+   * SQLite only: a number that changes when another connection (another process) commits.
+   * Writes through this connection are counted by the content store instead.
+   */
+  readonly dataVersion?: () => number
   close(): Promise<void>
 }
 
@@ -107,7 +112,11 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
     conn.pragma('busy_timeout = 5000')
     conn.pragma('foreign_keys = ON')
     const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
-    return { db, adapter: sqliteAdapter, url, close: () => db.destroy() }
+    return {
+      db, adapter: sqliteAdapter, url,
+      dataVersion: () => (conn.open ? (conn.pragma('data_version', { simple: true }) as number) : -1),
+      close: () => db.destroy(),
+    }
   }
   const pool = new pg.Pool({
     connectionString: url,
