@@ -2,12 +2,13 @@
 // the checks in the order DESIGN §4 fixes: authentication (401, also for unknown paths),
 // then the route (404, 405 with Allow), then the scope (403), then the input (400).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, missingScope } from '../contract/errors.js'
+import { ApiError, invalid, missingScope } from '../contract/errors.js'
 import type { Caller, CredentialService } from '../auth/credentials.js'
 import type { RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../settings.js'
 import { sendError } from './error-handler.js'
 import type { PageCache } from './page-cache.js'
+import { nulPath } from '../store/validation.js'
 import { BASE_PATH, routeEnabled, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
 
 declare module 'fastify' {
@@ -131,6 +132,11 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
           opts.onDenied?.('scope', request)
           throw missingScope(route.scope)
         }
+      },
+      // Text with NUL characters cannot be stored or compared in PostgreSQL: refuse it up front.
+      preValidation: async (request) => {
+        const bad = nulPath(request.query, '') ?? nulPath(request.body, '')
+        if (bad !== undefined) throw invalid(bad || '(body)', 'must not contain NUL characters')
       },
       onResponse: async (request, reply) => {
         opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()))

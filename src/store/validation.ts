@@ -17,6 +17,9 @@ function checker(schema: TObject): TypeCheck<TObject> {
 
 /** Problems with `value` under `schema`, one per field, with dotted paths. */
 export function schemaProblems(schema: TObject, value: unknown, prefix = ''): ErrorDetail[] {
+  // PostgreSQL cannot store U+0000 in text; refuse it for both engines alike.
+  const nul = nulPath(value, '')
+  if (nul !== undefined) return [{ param: prefix + (nul || '(body)'), problem: 'must not contain NUL characters' }]
   const c = checker(schema)
   if (c.Check(value)) return []
   const seen = new Map<string, string>()
@@ -44,4 +47,17 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
 export function assertValid(schema: TObject, value: unknown, prefix = ''): void {
   const problems = schemaProblems(schema, value, prefix)
   if (problems.length > 0) throw invalidMany(problems)
+}
+
+/** The path of the first string containing U+0000, or undefined. */
+export function nulPath(value: unknown, path: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
+  if (typeof value !== 'object' || value === null) return undefined
+  for (const [k, v] of Object.entries(value)) {
+    const key = k.includes('\u0000') ? (path ? `${path}.(key)` : '(key)') : undefined
+    if (key !== undefined) return key
+    const found = nulPath(v, path ? `${path}.${k}` : k)
+    if (found !== undefined) return found
+  }
+  return undefined
 }
