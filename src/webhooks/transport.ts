@@ -24,22 +24,23 @@ const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 })
 
 export function sendAttempt(url: string, body: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<AttemptResult> {
   const started = performance.now()
+  const result = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started) })
+  let target: URL
+  try {
+    target = new URL(url)
+  } catch {
+    return Promise.resolve(result({ ok: false, statusCode: null, retryAfterMs: null, error: 'invalid webhook URL' }))
+  }
+  const secure = target.protocol === 'https:'
   return new Promise<AttemptResult>((resolve) => {
-    let settled = false
-    let timer: NodeJS.Timeout | undefined
+    // The first outcome wins: the answer's status, a socket error, or the timeout.
+    const state: { settled: boolean; timer?: NodeJS.Timeout } = { settled: false }
     const finish = (r: Omit<AttemptResult, 'durationMs'>) => {
-      if (settled) return
-      settled = true
-      clearTimeout(timer)
-      resolve({ ...r, durationMs: Math.round(performance.now() - started) })
+      if (state.settled) return
+      state.settled = true
+      clearTimeout(state.timer)
+      resolve(result(r))
     }
-    let target: URL
-    try {
-      target = new URL(url)
-    } catch {
-      return finish({ ok: false, statusCode: null, retryAfterMs: null, error: 'invalid webhook URL' })
-    }
-    const secure = target.protocol === 'https:'
     const req = (secure ? https : http).request(target, {
       method: 'POST',
       agent: secure ? httpsAgent : httpAgent,
@@ -56,7 +57,7 @@ export function sendAttempt(url: string, body: string, headers: Readonly<Record<
       drain(res, timeoutMs)
     })
     req.on('error', (err) => finish({ ok: false, statusCode: null, retryAfterMs: null, error: describe(err) }))
-    timer = setTimeout(() => {
+    state.timer = setTimeout(() => {
       finish({ ok: false, statusCode: null, retryAfterMs: null, error: `timeout after ${timeoutMs / 1000}s` })
       req.destroy()
     }, timeoutMs)
