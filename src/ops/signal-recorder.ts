@@ -17,9 +17,9 @@ export class SignalRecorder {
   private timer: NodeJS.Timeout | undefined
   private lastPrune = 0
 
-  /** `bucketMs`: granularity of the sliding window (a tenth of it, at least 250 ms). */
   constructor(private readonly db: Db, private readonly windowMs: number) {}
 
+  /** Granularity of the sliding window: a tenth of it, 250 ms to 60 s. */
   get bucketMs(): number {
     return Math.min(60_000, Math.max(250, Math.floor(this.windowMs / 10)))
   }
