@@ -17,7 +17,7 @@ export function registerImport(program: Command): void {
   program.command('import')
     .description('import NDJSON records, one {"type":…,"record":{…}} per line (see docs/getting-started.md)')
     .argument('<file>', 'NDJSON file, or - for stdin')
-    .option('--batch-size <n>', 'lines per transaction', wholeNumber(1, 50_000), 2000)
+    .option('--batch-size <n>', 'lines per transaction', wholeNumber(1, 50_000), 1000)
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, opts: { batchSize: number; json?: boolean }) => {
       const { input, size } = openInput(file)

@@ -39,7 +39,7 @@ export interface ImportSummary {
 }
 
 export interface ImportOptions {
-  /** Lines per transaction (default 2000). */
+  /** Lines per transaction (default 1000): larger batches commit less often, smaller ones cost less to split when a line fails. */
   readonly batchSize?: number
   /** Rejections kept for the summary (default 10,000); all are counted. */
   readonly maxRejections?: number
@@ -57,7 +57,7 @@ const ALLOWED_KEYS = new Set(['type', 'record', 'ref'])
 const resources = new Map(allResources.filter((r) => importableTypes.includes(r.type)).map((r) => [r.type, r]))
 
 export async function importNdjson(store: ContentStore, input: Readable, opts: ImportOptions = {}): Promise<ImportSummary> {
-  const batchSize = Math.max(1, opts.batchSize ?? 2000)
+  const batchSize = Math.max(1, opts.batchSize ?? 1000)
   const maxRejections = opts.maxRejections ?? 10_000
   const rejections: ImportRejection[] = []
   const byType: Record<string, number> = {}
