@@ -21,9 +21,10 @@ export function registerImport(program: Command): void {
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, opts: { batchSize: number; json?: boolean }) => {
       const { input, size } = openInput(file)
+      const source = file === '-' ? 'stdin' : file
       await withServices(async ({ services }) => {
         const started = Date.now()
-        const progress = createProgress(`Importing ${file === '-' ? 'stdin' : file}`, { total: size, unit: 'bytes' })
+        const progress = createProgress(`Importing ${source}`, { total: size, unit: 'bytes' })
         const summary = await importNdjson(services.store, input, {
           batchSize: opts.batchSize,
           onProgress: (bytes) => progress.update(bytes),
@@ -32,7 +33,7 @@ export function registerImport(program: Command): void {
         const seconds = (Date.now() - started) / 1000
         if (opts.json) printJson({ file, ...summary, seconds })
         else {
-          process.stdout.write(`Imported ${formatCount(summary.imported)} of ${formatCount(summary.lines - summary.blank)} records from ${file} in ${formatSeconds(seconds * 1000)}\n`)
+          process.stdout.write(`Imported ${formatCount(summary.imported)} of ${formatCount(summary.lines - summary.blank)} records from ${source} in ${formatSeconds(seconds * 1000)}\n`)
           for (const [type, n] of Object.entries(summary.byType)) process.stdout.write(`  ${type}: ${formatCount(n)}\n`)
           if (summary.rejected > 0) {
             process.stdout.write(`Rejected ${formatCount(summary.rejected)} line(s):\n`)
