@@ -39,7 +39,7 @@ test('service, discovery, authentication and the caller', async (t) => {
 
 test('scopes and flags: flag-gated scopes are offered only while their flag is on', async (t) => {
   for (const on of [false, true]) {
-    const env = on ? { PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true', PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: 'true' } : {}
+    const env: Record<string, string> = on ? { PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true', PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: 'true' } : {}
     const app = await buildTestApp({ dialect: 'sqlite', env })
     t.after(() => app.close())
     const c = (await app.get(`${BASE_PATH}/capabilities`, await app.issueToken(['capabilities:read']))).json().data
