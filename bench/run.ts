@@ -55,7 +55,7 @@ async function load(url: string, seconds: number, paths?: readonly string[]): Pr
   })
 }
 
-interface Row { name: string; path: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; bytes: number; ratio?: number }
+interface Row { name: string; path: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; bytes: number; ratio?: number; baselineRps?: number; baselineP99?: number }
 
 async function main(): Promise<void> {
   const log = pino({ level: 'info' })
@@ -87,28 +87,35 @@ async function main(): Promise<void> {
     walkPaths.push(`/entries?limit=50&cursor=${cursor}`)
   }
 
+  // The baseline runs right after each case and the ratio uses that adjacent run: the
+  // machine is shared, and a baseline measured minutes apart would compare different loads.
+  const payloadFile = join(DB_DIR, 'baseline-payload.json')
+  writeFileSync(payloadFile, entriesPage)
+  const baseline = await startServer(['baseline', payloadFile])
+  const baselineUrl = `http://127.0.0.1:${baseline.port}/static`
   const rows: Row[] = []
-  const measure = async (name: string, url: string, path: string, paths?: readonly string[]) => {
+  const run = async (url: string, paths?: readonly string[]) => {
     await load(url, 2, paths) // warm-up
-    const r = await load(url, DURATION, paths)
-    rows.push({ name, path, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, bytes: r.throughput.average / Math.max(1, r.requests.average) })
+    return load(url, DURATION, paths)
+  }
+  const toRow = (name: string, path: string, r: autocannon.Result): Row =>
+    ({ name, path, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, bytes: r.throughput.average / Math.max(1, r.requests.average) })
+  const measure = async (name: string, url: string, path: string, paths?: readonly string[]) => {
+    const row = toRow(name, path, await run(url, paths))
+    const base = toRow('baseline', '/static', await run(baselineUrl))
+    rows.push({ ...row, ratio: row.rps / base.rps, baselineRps: base.rps, baselineP99: base.p99 })
   }
   for (const c of cases) await measure(c.name, base + c.path, c.path)
   await measure(`entries pages, ${walkPaths.length} distinct cursors (${walkPaths.length > 256 ? 'no cache hits' : 'fewer than the cache holds'})`, base, '/entries?limit=50&cursor=…', walkPaths.map((p) => `/gatehouse/v1${p}`))
   app.child.kill()
-
-  const payloadFile = join(DB_DIR, 'baseline-payload.json')
-  writeFileSync(payloadFile, entriesPage)
-  const baseline = await startServer(['baseline', payloadFile])
-  await measure('baseline (static, same size as entries page)', `http://127.0.0.1:${baseline.port}/static`, '/static')
   baseline.child.kill()
 
-  const baseRps = rows[rows.length - 1].rps
-  for (const r of rows) r.ratio = r.rps / baseRps
   console.log(`\nGatehouse read benchmark — ${CONNECTIONS} connections, ${DURATION} s each, scale ${SCALE}, ${DB_URL.split(':')[0]}\n`)
-  console.log('| endpoint | req/s | p50 ms | p99 ms | ratio to baseline | errors | non-2xx |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|')
-  for (const r of rows) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.ratio ?? 0).toFixed(2)} | ${r.errors} | ${r.non2xx} |`)
+  console.log('Each row is followed by a baseline run (a bare Fastify route sending a ready payload the size of an entries page);')
+  console.log('the ratio is to that adjacent baseline.\n')
+  console.log('| endpoint | req/s | p50 ms | p99 ms | baseline req/s | ratio to baseline | errors | non-2xx |')
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
+  for (const r of rows) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.baselineRps ?? 0).toFixed(0)} | ${(r.ratio ?? 0).toFixed(2)} | ${r.errors} | ${r.non2xx} |`)
   mkdirSync('bench/results', { recursive: true })
   const file = `bench/results/read-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
   writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), scale: SCALE, connections: CONNECTIONS, seconds: DURATION, database: DB_URL.split(':')[0], rows }, null, 2))

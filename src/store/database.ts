@@ -111,10 +111,15 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
     conn.pragma('synchronous = NORMAL')
     conn.pragma('busy_timeout = 5000')
     conn.pragma('foreign_keys = ON')
+    // Reads dominate: a 64 MiB page cache and memory-mapped reads keep hot pages out of syscalls.
+    conn.pragma('cache_size = -65536')
+    conn.pragma('mmap_size = 268435456')
+    const dataVersion = conn.prepare('PRAGMA data_version').pluck()
     const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
     return {
       db, adapter: sqliteAdapter, url,
-      dataVersion: () => (conn.open ? (conn.pragma('data_version', { simple: true }) as number) : -1),
+      // A prepared statement: conn.pragma() would prepare it again on every request.
+      dataVersion: () => (conn.open ? (dataVersion.get() as number) : -1),
       close: () => db.destroy(),
     }
   }
