@@ -3,7 +3,7 @@
 import type { Command } from 'commander'
 import { expiryFromDuration, type CredentialRecord } from '../auth/credentials.js'
 import { withServices } from './context.js'
-import { commaList } from './arguments.js'
+import { commaList, webhookInterests } from './arguments.js'
 import { printJson, printTable } from './output.js'
 
 interface CreateOptions {
@@ -11,6 +11,7 @@ interface CreateOptions {
   readonly scopes: string[]
   readonly expiresIn?: string
   readonly ip?: string[]
+  readonly webhookInterests?: ReturnType<typeof webhookInterests>
   readonly json?: boolean
 }
 
@@ -23,6 +24,7 @@ export function registerCredentials(program: Command): void {
     .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. products:read,entries:read', commaList)
     .option('--expires-in <duration>', 'expire after a duration like 30d, 12h or 90m')
     .option('--ip <list>', 'comma-separated CIDR allowlist, e.g. 10.0.0.0/8,203.0.113.7/32', commaList)
+    .option('--webhook-interests <list>', 'webhook events this integration wants, e.g. entry:created,product:*,order:deleted', webhookInterests)
     .option('--json', 'print the credential and token as JSON')
     .action((opts: CreateOptions) => withServices(async ({ services }) => {
       const { credential, token } = await services.credentials.create({
@@ -30,6 +32,7 @@ export function registerCredentials(program: Command): void {
         scopes: opts.scopes,
         expiresAt: opts.expiresIn ? expiryFromDuration(opts.expiresIn) : null,
         ipAllowlist: opts.ip ?? [],
+        webhookInterests: opts.webhookInterests ?? [],
       })
       if (opts.json) return printJson({ credential, token })
       printRecord(credential)
@@ -84,6 +87,17 @@ export function registerCredentials(program: Command): void {
       }))
   }
 
+  credentials.command('interests')
+    .description('set the webhook events a credential wants (targeted delivery); an empty list clears them')
+    .argument('<id>', 'credential id')
+    .argument('<list>', 'e.g. entry:created,product:*,order:deleted, or "" to clear', webhookInterests)
+    .option('--json', 'print the credential as JSON')
+    .action((id: string, interests: ReturnType<typeof webhookInterests>, opts: { json?: boolean }) => withServices(async ({ services }) => {
+      const c = await services.credentials.update(id, { webhookInterests: interests })
+      if (opts.json) return printJson(c)
+      printRecord(c)
+    }))
+
   credentials.command('delete')
     .description('delete a credential and its record')
     .argument('<id>', 'credential id')
@@ -99,6 +113,7 @@ function printRecord(c: CredentialRecord): void {
   const rows: [string, string][] = [
     ['id', c.id], ['label', c.label], ['source', c.source], ['status', c.status], ['scopes', c.scopes.join(', ')],
     ['expires', c.expiresAt ?? 'never'], ['ip allow', c.ipAllowlist.length > 0 ? c.ipAllowlist.join(', ') : 'any'],
+    ['webhooks', c.webhookInterests.length > 0 ? c.webhookInterests.map((w) => `${w.resourceType}:${w.actions.join('+')}`).join(', ') : 'none (firehose unless others set interests)'],
     ['created', c.createdAt ?? '-'], ['last used', c.lastUsedAt ?? 'never'], ['hint', c.tokenHint],
   ]
   for (const [k, v] of rows) process.stdout.write(`${(k + ':').padEnd(11)}${v}\n`)

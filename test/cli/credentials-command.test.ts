@@ -80,3 +80,27 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   assert.equal(unknown.code, 1)
   assert.equal(unknown.stderr, 'gatehouse: No credential with id cred_nope\n')
 })
+
+test('credentials create --webhook-interests and credentials interests set and clear targeting', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+  const cli = async (...args: string[]) => {
+    const res = await runCli(args, { env })
+    assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`)
+    return JSON.parse(res.stdout)
+  }
+  const { credential } = await cli('credentials', 'create', '--label', 'Cache refresher', '--scopes', 'entries:read',
+    '--webhook-interests', 'entry:created,entry:updated,product:*', '--json')
+  assert.deepEqual(credential.webhookInterests, [
+    { resourceType: 'entry', actions: ['created', 'updated'] },
+    { resourceType: 'product', actions: ['created', 'updated', 'deleted'] },
+  ])
+  const changed = await cli('credentials', 'interests', credential.id, 'order:deleted', '--json')
+  assert.deepEqual(changed.webhookInterests, [{ resourceType: 'order', actions: ['deleted'] }])
+  const cleared = await cli('credentials', 'interests', credential.id, '', '--json')
+  assert.deepEqual(cleared.webhookInterests, [])
+  const bad = await runCli(['credentials', 'interests', credential.id, 'asset:created'], { env })
+  assert.notEqual(bad.code, 0)
+  assert.match(bad.stderr, /resource type must be entry, product or order/)
+})
