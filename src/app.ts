@@ -24,6 +24,9 @@ import { webhookAdminRoutes } from './webhooks/admin-routes.js'
 import { registerTestSink } from './webhooks/test-sink.js'
 import { sinkEnabled } from './webhooks/sink-url.js'
 import type { WorkerOptions } from './webhooks/delivery-worker.js'
+import { PanelSessions } from './panel/panel-sessions.js'
+import { controlPanel } from './panel/panel-plugin.js'
+import { checkReadiness } from './ops/readiness.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -95,7 +98,10 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })
-  await adminApi(app, { services, routes: [webhookAdminRoutes] })
+  // A control-panel session also authenticates the admin API (docs/control-panel.md).
+  const panelSessions = new PanelSessions(database, settings)
+  await adminApi(app, { services, routes: [webhookAdminRoutes], sessionResolver: panelSessions.adminResolver })
+  await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor) })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)
   await docsPage(app)

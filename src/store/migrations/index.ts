@@ -7,13 +7,14 @@ import { credentials } from './002-credentials.js'
 import { webhooks } from './003-webhooks.js'
 import { syncState } from './004-sync-state.js'
 import { opsIncidents } from './007-ops-incidents.js'
+import { panelSessions } from './009-panel-sessions.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, panelSessions]
 
 export interface MigrationResult {
   readonly name: string

@@ -1,0 +1,71 @@
+// The Accounts screens and actions: each action calls the CredentialService method the
+// admin API's credential routes call (create, rotate, setStatus, delete). New and rotated
+// tokens are rendered straight into the answer (never stored, never redirected), so they
+// are shown exactly once.
+import type { FastifyInstance } from 'fastify'
+import { credentialId } from '../api/admin/admin-params.js'
+import { ApiError, notFound } from '../contract/errors.js'
+import { scopeCatalog, scopeEnabled } from '../auth/scopes.js'
+import type { CredentialStatus } from '../auth/credentials.js'
+import { emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
+import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
+import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, confirmView, tokenView } from './views/account-views.js'
+
+const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resume: 'active', revoke: 'revoked' }
+
+export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
+  const { credentials, settings } = ctx.services
+  const scopes = () => scopeCatalog.filter((x) => !x.deprecatedFor && scopeEnabled(x, settings))
+  const page = { title: 'Accounts', active: 'accounts' } as const
+
+  panel.get('/accounts', async (request, reply) => {
+    await credentials.flushUsage().catch(() => {})
+    return renderPage(ctx, request, reply, page, accountListView(await credentials.list()))
+  })
+
+  panel.get('/accounts/new', async (request, reply) =>
+    renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), emptyAccountForm)))
+
+  panel.post('/accounts', async (request, reply) => {
+    const values = readAccountForm(formOf(request))
+    try {
+      const { credential, token } = await credentials.create(toCreateInput(values))
+      return renderPage(ctx, request, reply, { ...page, title: 'Credential created' }, tokenView(credential, token, 'created'), 201)
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
+      const problems = err.details && err.details.length > 0 ? err.details : [{ param: '(form)', problem: err.message }]
+      return renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), values, problems), 400)
+    }
+  })
+
+  panel.get('/accounts/:id', async (request, reply) => {
+    const c = await credentials.get(credentialId(request.params))
+    return renderPage(ctx, request, reply, { ...page, title: c.label }, accountDetailView(sessionOf(request), c))
+  })
+
+  panel.get('/accounts/:id/confirm/:action', async (request, reply) => {
+    const action = (request.params as { action: string }).action
+    if (!Object.hasOwn(CONFIRM_TEXT, action)) throw notFound(`No action ${action}`)
+    const c = await credentials.get(credentialId(request.params))
+    return renderPage(ctx, request, reply, { ...page, title: 'Confirm' }, confirmView(sessionOf(request), c, action as keyof typeof CONFIRM_TEXT))
+  })
+
+  panel.post('/accounts/:id/rotate', async (request, reply) => {
+    const { credential, token } = await credentials.rotate(credentialId(request.params))
+    return renderPage(ctx, request, reply, { ...page, title: 'Token rotated' }, tokenView(credential, token, 'rotated'))
+  })
+
+  for (const [action, status] of Object.entries(STATUS_ACTIONS)) {
+    panel.post(`/accounts/:id/${action}`, async (request, reply) => {
+      const c = await credentials.setStatus(credentialId(request.params), status)
+      return redirectWith(ctx, request, reply, { kind: 'ok', text: `${c.label}: now ${c.status}.` }, `accounts/${c.id}`)
+    })
+  }
+
+  panel.post('/accounts/:id/delete', async (request, reply) => {
+    const id = credentialId(request.params)
+    const c = await credentials.get(id)
+    await credentials.delete(id)
+    return redirectWith(ctx, request, reply, { kind: 'ok', text: `Deleted ${c.label}.` }, 'accounts')
+  })
+}

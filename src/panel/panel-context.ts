@@ -1,0 +1,60 @@
+// What a file of panel routes receives, and the two ways a handler answers: render a page
+// (taking the session's pending flash message), or record a message and redirect (303) so
+// a reload never repeats an action.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Services } from '../services.js'
+import type { Readiness } from '../ops/readiness.js'
+import type { Html } from './html.js'
+import { page, PANEL_BASE, type PageOptions, type Screen } from './layout.js'
+import type { Flash, PanelSession, PanelSessions } from './panel-sessions.js'
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    panelSession?: PanelSession
+  }
+  interface FastifyContextConfig {
+    /** Served without a session (login page, stylesheet). */
+    panelPublic?: boolean
+  }
+}
+
+export interface PanelContext {
+  readonly services: Services
+  readonly sessions: PanelSessions
+  /** The readiness verdict with this process's incident monitor. */
+  readonly readiness: () => Promise<Readiness>
+  /** Screens in the navigation. */
+  readonly screens: readonly Screen[]
+}
+
+export type PanelRoutes = (panel: FastifyInstance, ctx: PanelContext) => void | Promise<void>
+
+/** The signed-in session (the plugin's hook has already redirected requests without one). */
+export function sessionOf(request: FastifyRequest): PanelSession {
+  const s = request.panelSession
+  if (!s) throw new Error('panel route reached without a session')
+  return s
+}
+
+export async function renderPage(ctx: PanelContext, request: FastifyRequest, reply: FastifyReply,
+  opts: Omit<PageOptions, 'session' | 'screens' | 'flash'> & { flash?: Flash }, body: Html, status = 200): Promise<FastifyReply> {
+  const session = request.panelSession
+  const flash = opts.flash ?? (session ? await ctx.sessions.takeFlash(session) : null)
+  return reply.code(status).type('text/html; charset=utf-8').send(page({ ...opts, session, screens: ctx.screens, flash }, body))
+}
+
+/** Records `flash` for the next page and redirects there (303 See Other). */
+export async function redirectWith(ctx: PanelContext, request: FastifyRequest, reply: FastifyReply, flash: Flash, to: string): Promise<FastifyReply> {
+  await ctx.sessions.setFlash(sessionOf(request), flash)
+  return reply.redirect(to.startsWith('/') ? to : `${PANEL_BASE}/${to}`, 303)
+}
+
+/** Form fields of a POST (the panel's parser gives URLSearchParams; anything else is empty). */
+export function formOf(request: FastifyRequest): URLSearchParams {
+  return request.body instanceof URLSearchParams ? request.body : new URLSearchParams()
+}
+
+/** Where the login page sends the admin afterwards: only a path inside the panel. */
+export function safeNext(value: unknown): string {
+  return typeof value === 'string' && /^\/gatehouse\/cp(\/[A-Za-z0-9_-]+)*\/?$/.test(value) ? value : `${PANEL_BASE}/status`
+}

@@ -1,0 +1,92 @@
+// The Accounts screens: the credential list, the create form (scopes grouped by purpose),
+// a credential's detail with its lifecycle actions, the confirmation page, and the page
+// that shows a new token: the only place a token ever appears.
+import { html, when, type Html } from '../html.js'
+import { csrfField, PANEL_BASE, postButton } from '../layout.js'
+import type { PanelSession } from '../panel-sessions.js'
+import type { CredentialRecord } from '../../auth/credentials.js'
+import type { ScopeInfo } from '../../auth/scopes.js'
+import type { ErrorDetail } from '../../contract/errors.js'
+import { INTEREST_ACTIONS, INTEREST_TYPES, type AccountFormValues } from '../account-form.js'
+
+const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
+  contract: 'Contract and identity', operations: 'Operations and observability', content: 'Content', commerce: 'Commerce',
+  people: 'People (personal data)', integration: 'Integration, sync and jobs', webhooks: 'Webhook operations', control: 'Control plane (experimental)',
+}
+
+const status = (c: CredentialRecord) => {
+  const expired = c.expiresAt !== null && Date.parse(c.expiresAt) <= Date.now()
+  return html`<span class="badge ${c.status}">${c.status}</span>${expired ? html` <span class="badge fail">expired</span>` : ''}`
+}
+
+export function accountListView(list: readonly CredentialRecord[]): Html {
+  return html`<h1>Accounts</h1><section><div class="actions"><a href="${PANEL_BASE}/accounts/new">Create credential</a></div>
+    <table><thead><tr><th>Label</th><th>Id</th><th>Status</th><th>Scopes</th><th>Expires</th><th>Last used</th></tr></thead><tbody>
+    ${list.map((c) => html`<tr><td><a href="${PANEL_BASE}/accounts/${c.id}">${c.label}</a>${c.source !== 'managed' ? html` <span class="muted">(${c.source})</span>` : ''}</td>
+      <td><code>${c.id}</code></td><td>${status(c)}</td><td>${c.scopes.length} <span class="muted">${c.scopes.slice(0, 4).join(', ')}${c.scopes.length > 4 ? ', …' : ''}</span></td>
+      <td>${when(c.expiresAt)}</td><td>${when(c.lastUsedAt)}</td></tr>`)}
+    </tbody></table>${list.length === 0 ? html`<p class="muted">No credentials yet.</p>` : ''}</section>`
+}
+
+export function accountFormView(s: PanelSession, scopes: readonly ScopeInfo[], v: AccountFormValues, problems: readonly ErrorDetail[] = []): Html {
+  const groups = [...new Set(scopes.map((x) => x.group))]
+  const checked = (on: boolean) => (on ? html` checked` : '')
+  return html`<h1>Create credential</h1>
+    ${problems.length > 0 ? html`<div class="flash error" role="alert"><ul>${problems.map((p) => html`<li><strong>${p.param}</strong>: ${p.problem}</li>`)}</ul></div>` : ''}
+    <form method="post" action="${PANEL_BASE}/accounts">${csrfField(s)}
+    <section><label>Label <input type="text" name="label" value="${v.label}" required maxlength="200"></label>
+      <label>Expires in <input type="text" name="expiresIn" value="${v.expiresIn}" placeholder="30d, 12h or 90m; empty for no expiry" pattern="\\d+[dhm]"></label>
+      <label>IP allowlist <textarea name="ipAllowlist" rows="2" placeholder="CIDRs, comma or line separated; empty allows any address">${v.ipAllowlist}</textarea></label></section>
+    <section><h2>Scopes</h2><p class="muted">Grant the fewest the client needs.</p>
+    ${groups.map((g) => html`<fieldset><legend>${GROUP_TITLES[g]}</legend><div class="grid">
+      ${scopes.filter((x) => x.group === g).map((x) => html`<label class="check"><input type="checkbox" name="scopes" value="${x.scope}"${checked(v.scopes.includes(x.scope))}><span><code>${x.scope}</code> <span class="muted">${x.description}</span></span></label>`)}
+    </div></fieldset>`)}</section>
+    <section><h2>Webhook interests</h2><p class="muted">When any credential has interests, delivery is targeted: only matching events are sent.</p>
+      <table><thead><tr><th>Resource</th>${INTEREST_ACTIONS.map((a) => html`<th>${a}</th>`)}</tr></thead><tbody>
+      ${INTEREST_TYPES.map((t) => html`<tr><td>${t}</td>${INTEREST_ACTIONS.map((a) => html`<td><input type="checkbox" name="interests" value="${t}:${a}" aria-label="${t} ${a}"${checked(v.interests.includes(`${t}:${a}`))}></td>`)}</tr>`)}
+      </tbody></table></section>
+    <section><h2>Boundaries</h2><p class="muted">Limit the credential to these records; empty means no boundary.</p>
+      <label>Sections (handles) <input type="text" name="sections" value="${v.sections}" placeholder="blog, news"></label>
+      <label>Entry ids <input type="text" name="entryIds" value="${v.entryIds}" placeholder="12, 15"></label>
+      <label>Product ids <input type="text" name="productIds" value="${v.productIds}" placeholder="3, 4"></label></section>
+    <p><button type="submit">Create credential</button> <a href="${PANEL_BASE}/accounts">Cancel</a></p></form>`
+}
+
+export function tokenView(c: CredentialRecord, token: string, verb: 'created' | 'rotated'): Html {
+  return html`<h1>Credential ${verb}</h1><section>
+    <p><strong>Copy this token now.</strong> It is shown only this once; Gatehouse keeps only its digest and cannot show it again.</p>
+    <p class="token" id="new-token"><code>${token}</code></p>
+    <dl class="kv"><dt>Label</dt><dd>${c.label}</dd><dt>Id</dt><dd><code>${c.id}</code></dd><dt>Scopes</dt><dd>${c.scopes.join(', ')}</dd><dt>Expires</dt><dd>${when(c.expiresAt)}</dd></dl>
+    <p><a href="${PANEL_BASE}/accounts/${c.id}">Done</a></p></section>`
+}
+
+export function accountDetailView(s: PanelSession, c: CredentialRecord): Html {
+  const base = `${PANEL_BASE}/accounts/${c.id}`
+  const managed = c.source === 'managed'
+  const actions = !managed ? html`<p class="muted">This credential is kept in configuration (${c.source}); change it there.</p>`
+    : c.status === 'revoked' ? html`<div class="actions"><a href="${base}/confirm/delete">Delete…</a></div>`
+      : html`<div class="actions"><a href="${base}/confirm/rotate">Rotate token…</a>
+        ${c.status === 'active' ? postButton(s, `${base}/pause`, 'Pause') : postButton(s, `${base}/resume`, 'Resume')}
+        <a href="${base}/confirm/revoke">Revoke…</a><a href="${base}/confirm/delete">Delete…</a></div>`
+  const b = c.boundaries
+  return html`<h1>${c.label}</h1><section><dl class="kv">
+    <dt>Id</dt><dd><code>${c.id}</code></dd><dt>Status</dt><dd>${status(c)}</dd><dt>Token</dt><dd><code>${c.tokenHint}</code> <span class="muted">(hint only)</span></dd>
+    <dt>Scopes</dt><dd>${c.scopes.map((x) => html`<code>${x}</code> `)}</dd>
+    <dt>Expires</dt><dd>${when(c.expiresAt)}</dd><dt>IP allowlist</dt><dd>${c.ipAllowlist.length > 0 ? c.ipAllowlist.join(', ') : 'any address'}</dd>
+    <dt>Webhook interests</dt><dd>${c.webhookInterests.length > 0 ? c.webhookInterests.map((w) => `${w.resourceType}: ${w.actions.join(', ')}`).join('; ') : 'none'}</dd>
+    <dt>Boundaries</dt><dd>${b ? [b.sections?.length ? `sections ${b.sections.join(', ')}` : '', b.entryIds?.length ? `entries ${b.entryIds.join(', ')}` : '', b.productIds?.length ? `products ${b.productIds.join(', ')}` : ''].filter(Boolean).join('; ') : 'none'}</dd>
+    <dt>Created</dt><dd>${when(c.createdAt)}</dd><dt>Rotated</dt><dd>${when(c.rotatedAt)}</dd><dt>Last used</dt><dd>${when(c.lastUsedAt)}</dd>
+  </dl>${actions}</section><p><a href="${PANEL_BASE}/accounts">All accounts</a></p>`
+}
+
+export const CONFIRM_TEXT = {
+  rotate: { button: 'Rotate token', text: 'A new token replaces the current one at once; the client must be given the new token.' },
+  revoke: { button: 'Revoke', text: 'The credential stops working for good; it cannot be resumed.' },
+  delete: { button: 'Delete', text: 'The credential and its record are removed; this cannot be undone.' },
+} as const
+
+export function confirmView(s: PanelSession, c: CredentialRecord, action: keyof typeof CONFIRM_TEXT): Html {
+  const t = CONFIRM_TEXT[action]
+  return html`<h1>${t.button}: ${c.label}</h1><section><p>${t.text}</p>
+    <div class="actions">${postButton(s, `${PANEL_BASE}/accounts/${c.id}/${action}`, t.button, { danger: action !== 'rotate' })}<a href="${PANEL_BASE}/accounts/${c.id}">Cancel</a></div></section>`
+}

@@ -1,0 +1,122 @@
+// The Status screen: readiness, security posture, webhook settings, the probe and its
+// ledger, the dev test sink and the dead-letter queue. Only hosts, counts and flags are
+// shown: never the webhook secret, a URL path or a token.
+import { html, prettyJson, when, type Html } from '../html.js'
+import { PANEL_BASE, postButton } from '../layout.js'
+import type { PanelSession } from '../panel-sessions.js'
+import type { Readiness } from '../../ops/readiness.js'
+import type { LifecycleReport } from '../../ops/lifecycle.js'
+import type { CredentialRecord } from '../../auth/credentials.js'
+import type { WebhookStatus } from '../../webhooks/webhook-service.js'
+import type { ProbeLedger } from '../../webhooks/probe.js'
+import type { SinkView } from '../../webhooks/sink-captures.js'
+import type { DeadLetter } from '../../webhooks/dead-letters.js'
+
+export interface StatusData {
+  readonly readiness: Readiness
+  readonly credentials: readonly CredentialRecord[]
+  readonly lifecycle: LifecycleReport
+  readonly posture: { readonly legacyToken: boolean; readonly adminToken: boolean; readonly rateLimitPerMinute: number; readonly devMode: boolean; readonly writesExperimental: boolean }
+  readonly webhooks: WebhookStatus
+  readonly webhookCheck: { readonly status: string; readonly message: string } | undefined
+  readonly secretSet: boolean
+  readonly ledger: ProbeLedger
+  readonly sink: SinkView | null
+  readonly deadLetters: readonly DeadLetter[]
+  readonly moreDeadLetters: boolean
+}
+
+const badge = (text: string) => html`<span class="badge ${text}">${text}</span>`
+
+function readinessSection(r: Readiness): Html {
+  return html`<section id="readiness"><h2>Readiness ${badge(r.verdict)}</h2>
+    <table><thead><tr><th>Check</th><th>Status</th><th>Message</th></tr></thead><tbody>
+    ${r.checks.map((c) => html`<tr><td>${c.name}</td><td>${badge(c.status)}</td><td>${c.message}</td></tr>`)}
+    </tbody></table><p class="muted">Checked ${when(r.checkedAt)}</p></section>`
+}
+
+function postureSection(d: StatusData): Html {
+  const lc = d.lifecycle.credentials
+  const count = (f: (c: (typeof lc)[number]) => boolean) => lc.filter(f).length
+  const expiring = lc.filter((c) => c.findings.includes('expiring_soon'))
+  const legacy = d.credentials.find((c) => c.source === 'legacy')
+  const legacyText = !d.posture.legacyToken ? 'not configured' : legacy?.lastUsedAt ? `in use (last used ${when(legacy.lastUsedAt)})` : 'configured, not used since start'
+  return html`<section id="posture"><h2>Security posture</h2><dl class="kv">
+    <dt>Credentials</dt><dd>${lc.length} total: ${count((c) => c.status === 'active' && !c.expired)} active, ${count((c) => c.paused)} paused, ${count((c) => c.revoked)} revoked, ${count((c) => c.expired)} expired</dd>
+    <dt>Expiring soon</dt><dd>${expiring.length === 0 ? 'none' : expiring.map((c, i) => html`${i > 0 ? ', ' : ''}<a href="${PANEL_BASE}/accounts/${c.credentialId}">${c.label}</a> (${c.expiresInDays} d)`)}</dd>
+    <dt>At high or critical risk</dt><dd>${d.lifecycle.summary.high + d.lifecycle.summary.critical}</dd>
+    <dt>Legacy token</dt><dd class="${d.posture.legacyToken ? 'warn' : ''}">${legacyText}</dd>
+    <dt>Admin token</dt><dd>${d.posture.adminToken ? 'configured' : 'not configured'}</dd>
+    <dt>Rate limit</dt><dd>${d.posture.rateLimitPerMinute === 0 ? html`<span class="warn">off</span>` : `${d.posture.rateLimitPerMinute} requests per minute per credential`}</dd>
+    <dt>Development mode</dt><dd>${d.posture.devMode ? 'on' : 'off'}</dd>
+    <dt>Experimental writes</dt><dd>${d.posture.writesExperimental ? 'on' : 'off'}</dd>
+  </dl></section>`
+}
+
+function webhookSection(d: StatusData): Html {
+  const w = d.webhooks
+  return html`<section id="webhooks"><h2>Webhook settings ${d.webhookCheck ? badge(d.webhookCheck.status) : ''}</h2><dl class="kv">
+    <dt>Delivery</dt><dd>${w.configured ? 'configured' : 'not configured'}${d.webhookCheck ? html` — ${d.webhookCheck.message}` : ''}</dd>
+    <dt>Target</dt><dd>${w.target ?? '—'}</dd>
+    <dt>Secret</dt><dd>${d.secretSet ? 'set (never shown)' : 'not set'}</dd>
+    <dt>Timeout / attempts</dt><dd>${w.timeoutSeconds} s / ${w.maxAttempts}</dd>
+    <dt>Routing mode</dt><dd>${w.routingMode}</dd>
+    <dt>Queue</dt><dd>${w.queue.queued} queued${w.queue.oldestQueuedAgeSeconds !== null ? ` (oldest ${Math.round(w.queue.oldestQueuedAgeSeconds)} s)` : ''}, ${w.queue.deadLetters} dead letters, ${w.queue.deliveredLastHour} delivered in the last hour</dd>
+    <dt>Workers</dt><dd>${w.queue.workers.length} (last heartbeat ${when(w.queue.lastHeartbeatAt)})</dd>
+  </dl></section>`
+}
+
+function probeSection(s: PanelSession, d: StatusData): Html {
+  const l = d.ledger
+  const state = !d.webhooks.configured ? html`<p class="muted">The probe needs PLUGIN_GATEHOUSE_WEBHOOK_URL and PLUGIN_GATEHOUSE_WEBHOOK_SECRET.</p>`
+    : l.nextProbeAt ? html`<p class="warn" id="probe-cooldown">Cooling down: the next probe is possible at ${when(l.nextProbeAt)} (one probe per ${l.cooldownSeconds / 60} minutes).</p>`
+      : html`<p class="ok" id="probe-cooldown">Ready: a probe may run now.</p>`
+  return html`<section id="probe"><h2>Webhook probe</h2>
+    <p class="muted">Sends one synthetic signed webhook through the live URL and secret now. Success shows the URL is reachable, the secret matches and outbound delivery works; it does not show that change hooks, the queue or the receiver's own logic work.</p>
+    ${state}<div class="actions">${postButton(s, `${PANEL_BASE}/status/probe`, 'Run probe', { disabled: !d.webhooks.configured || l.nextProbeAt !== null })}</div>
+    <dl class="kv"><dt>Delivered / failed</dt><dd>${l.delivered} / ${l.failed}</dd><dt>Last success</dt><dd>${when(l.lastSuccessAt)}</dd><dt>Last failure</dt><dd>${when(l.lastFailureAt)}</dd></dl>
+    ${l.recent.length === 0 ? html`<p class="muted">No probe has run yet.</p>` : html`<table><thead><tr><th>When</th><th>By</th><th>Result</th><th>Target</th><th>Payload</th></tr></thead><tbody>
+    ${l.recent.map((p) => html`<tr><td>${when(p.triggeredAt)}</td><td>${p.triggeredBy}</td>
+      <td>${badge(p.status)} ${p.statusCode ?? ''} ${p.error ?? ''} <span class="muted">${p.durationMs} ms</span></td><td>${p.targetHost}</td>
+      <td><details><summary>${p.probeId}</summary><pre>${prettyJson(p.payload)}</pre></details></td></tr>`)}
+    </tbody></table>`}</section>`
+}
+
+function sinkSection(s: PanelSession, v: SinkView): Html {
+  return html`<section id="sink"><h2>Dev test sink</h2>
+    <p class="muted">Development mode only. Captures deliveries sent to <code>${v.url}</code>; never route production delivery here.</p>
+    <dl class="kv"><dt>Captured</dt><dd id="sink-captured">${v.capturedCount}</dd><dt>Valid signatures</dt><dd id="sink-valid">${v.validCount}</dd>
+      <dt>Last captured</dt><dd>${when(v.lastCapturedAt)}</dd><dt>Routing mode</dt><dd>${v.routingMode ?? '—'} (changes now: ${v.currentRoutingMode})</dd>
+      <dt>Matched credentials</dt><dd>${v.matchedCredentials.length === 0 ? '—' : v.matchedCredentials.map((m, i) => html`${i > 0 ? ', ' : ''}${m.label ?? m.id} <code>${m.id}</code>`)}</dd></dl>
+    <div class="actions">${postButton(s, `${PANEL_BASE}/status/sink/send-test`, 'Send test webhook')}${postButton(s, `${PANEL_BASE}/status/sink/clear`, 'Clear captures', { danger: true })}</div>
+    ${v.captures.length === 0 ? '' : html`<table><thead><tr><th>Received</th><th>Kind</th><th>Signature</th><th>Payload preview</th></tr></thead><tbody>
+    ${v.captures.map((c) => html`<tr><td>${when(c.receivedAt)}</td><td>${c.kind ?? '—'}</td><td>${c.signatureValid && !c.problem ? badge('ok') : html`${badge('fail')} ${c.problem ?? ''}`}</td>
+      <td><details><summary>${c.bodyBytes} bytes</summary><pre>${c.payloadPreview}</pre></details></td></tr>`)}
+    </tbody></table>`}</section>`
+}
+
+function dlqSection(s: PanelSession, d: StatusData): Html {
+  const failed = d.deadLetters.filter((x) => x.status === 'failed').length
+  return html`<section id="dlq"><h2>Dead-letter queue</h2>
+    ${d.deadLetters.length === 0 ? html`<p class="muted">Empty.</p>` : html`<div class="actions">${postButton(s, `${PANEL_BASE}/status/dlq/replay-all`, `Replay all failed (${failed})`, { disabled: failed === 0 })}</div>
+    <table><thead><tr><th>Id</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Dead-lettered</th><th></th></tr></thead><tbody>
+    ${d.deadLetters.map((x) => html`<tr><td><a href="${PANEL_BASE}/status/dlq/${x.id}">${x.id}</a></td>
+      <td>${x.kind === 'test' ? 'test' : `${x.resourceType ?? ''} ${x.resourceId ?? ''} ${x.action ?? ''}`}</td><td>${badge(x.status)}</td><td>${x.attempts}</td>
+      <td>${x.lastStatusCode ?? ''} ${x.lastError ?? ''}</td><td>${when(x.deadLetteredAt)}</td>
+      <td>${x.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${x.id}/replay`, 'Replay') : html`<span class="muted">replayed ${when(x.replayedAt)}</span>`}</td></tr>`)}
+    </tbody></table>${d.moreDeadLetters ? html`<p class="muted">Showing the oldest ${d.deadLetters.length}; replay or use the admin API for more.</p>` : ''}`}</section>`
+}
+
+export function statusView(s: PanelSession, d: StatusData): Html {
+  return html`<h1>Status</h1>${readinessSection(d.readiness)}${postureSection(d)}${webhookSection(d)}${probeSection(s, d)}${d.sink ? sinkSection(s, d.sink) : ''}${dlqSection(s, d)}`
+}
+
+export function deadLetterView(s: PanelSession, item: DeadLetter & { payload: unknown }): Html {
+  return html`<h1>Dead letter ${item.id}</h1><section><dl class="kv">
+    <dt>Delivery id</dt><dd><code>${item.deliveryId}</code></dd><dt>Event id</dt><dd><code>${item.eventId}</code></dd>
+    <dt>Status</dt><dd>${badge(item.status)}</dd><dt>Attempts</dt><dd>${item.attempts}</dd>
+    <dt>Last answer</dt><dd>${item.lastStatusCode ?? '—'} ${item.lastError ?? ''}</dd><dt>Routing</dt><dd>${item.routingMode} ${item.matchedCredentials.join(', ')}</dd>
+    <dt>Created / dead-lettered</dt><dd>${when(item.createdAt)} / ${when(item.deadLetteredAt)}</dd><dt>Replays</dt><dd>${item.replayCount} (last ${when(item.replayedAt)})</dd></dl>
+    <div class="actions">${item.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${item.id}/replay`, 'Replay') : ''}<a href="${PANEL_BASE}/status#dlq">Back to Status</a></div>
+    <h2>Payload</h2><pre>${prettyJson(item.payload)}</pre></section>`
+}
