@@ -21,6 +21,8 @@ import { templateRoutes } from './ops/templates/template-routes.js'
 import { adminApi } from './api/admin/admin-api.js'
 import { dlqRoutes } from './webhooks/dlq-routes.js'
 import { webhookAdminRoutes } from './webhooks/admin-routes.js'
+import { controlRoutes } from './control/control-routes.js'
+import { controlAdminRoutes } from './control/admin-routes.js'
 import { registerTestSink } from './webhooks/test-sink.js'
 import { sinkEnabled } from './webhooks/sink-url.js'
 import type { WorkerOptions } from './webhooks/delivery-worker.js'
@@ -90,6 +92,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...syncStateRoutes(services),
     ...opsRoutes(ops),
     ...dlqRoutes(services),
+    ...controlRoutes(services),
   ]
   routes.push(...contractRoutes(services, () => routes))
   routes.push(...templateRoutes(settings, () => routes))
@@ -98,9 +101,14 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })
+  // Approval expiry runs on a timer while the control plane is on (never as a side effect of reads).
+  if (settings.writesExperimental) {
+    services.control.start()
+    app.addHook('onClose', async () => { await services.control.close() })
+  }
   // A control-panel session also authenticates the admin API (docs/control-panel.md).
   const panelSessions = new PanelSessions(database, settings)
-  await adminApi(app, { services, routes: [webhookAdminRoutes], sessionResolver: panelSessions.adminResolver })
+  await adminApi(app, { services, routes: [webhookAdminRoutes, controlAdminRoutes], sessionResolver: panelSessions.adminResolver })
   await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor) })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)

@@ -11,6 +11,7 @@ import { CursorCodec } from './api/cursor.js'
 import { PageCache } from './api/page-cache.js'
 import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
+import { ControlPlane } from './control/control-plane.js'
 
 export interface Services {
   readonly settings: Settings
@@ -23,6 +24,8 @@ export interface Services {
   readonly pageCache: PageCache
   /** Outbox hook (registered on `store`), in-process delivery worker, probe, sink. */
   readonly webhooks: WebhookService
+  /** Policies, approvals, executions and the audit log (DESIGN §8); its expiry timer runs only in the app. */
+  readonly control: ControlPlane
   readonly logger: Logger
   readonly startedAt: number
 }
@@ -44,6 +47,7 @@ export async function createServices(settings: Settings, database: Database, log
     // SQLite only: our own commits plus other processes' (data_version) version the pages.
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
+    control: new ControlPlane(database, store, logger),
     logger,
     startedAt: Date.now(),
   }

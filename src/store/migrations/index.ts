@@ -7,6 +7,7 @@ import { credentials } from './002-credentials.js'
 import { webhooks } from './003-webhooks.js'
 import { syncState } from './004-sync-state.js'
 import { opsIncidents } from './007-ops-incidents.js'
+import { controlPlane } from './008-control-plane.js'
 import { panelSessions } from './009-panel-sessions.js'
 
 export interface Migration {
@@ -14,7 +15,7 @@ export interface Migration {
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, panelSessions]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions]
 
 export interface MigrationResult {
   readonly name: string

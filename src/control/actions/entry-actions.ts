@@ -1,0 +1,161 @@
+// Governed entry actions. A draft is a record of the internal entry-drafts resource, kept
+// apart from entries: it is never served as an entry, is not in the change feed's types and
+// emits no webhook, so updateDraft can never publish anything. publishDraft applies a draft
+// to its entry (or creates the entry) and removes the draft.
+import { Type } from '@sinclair/typebox'
+import { invalid, invalidMany, type ErrorDetail } from '../../contract/errors.js'
+import type { StoreWriter } from '../../store/content-store.js'
+import type { Doc } from '../../store/documents.js'
+import { defineAction, type Resolved } from './control-action.js'
+
+const Handle = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' })
+
+interface UpdateDraft {
+  readonly entryId?: number | null
+  readonly name: string
+  readonly section?: string
+  readonly type?: string
+  readonly title?: string
+  readonly slug?: string
+  readonly fields?: Record<string, unknown>
+}
+
+/** The draft called `name` of entry `entryId` (null: of a new entry), if there is one. */
+async function findDraft(read: StoreWriter, entryId: number | null, name: string): Promise<Doc | undefined> {
+  for (const id of await read.idsWhere('entry-drafts', 'name', name)) {
+    const draft = await read.get('entry-drafts', id)
+    if (draft && (draft.entryId ?? null) === entryId) return draft
+  }
+  return undefined
+}
+
+const pick = (p: UpdateDraft): Doc =>
+  Object.fromEntries((['title', 'slug', 'fields'] as const).filter((k) => p[k] !== undefined).map((k) => [k, p[k]]))
+
+export const updateDraft = defineAction<UpdateDraft>({
+  type: 'entry.updateDraft',
+  summary: 'Create or update a named draft of an entry (title, slug, fields); never publishes',
+  payload: Type.Object({
+    entryId: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The entry; null or left out: a draft of a new entry' })),
+    name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9][A-Za-z0-9 _.-]*$', description: 'Draft name, unique per entry' }),
+    section: Type.Optional(Handle()),
+    type: Type.Optional(Handle()),
+    title: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    slug: Type.Optional(Type.String({ minLength: 1, maxLength: 255, pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$' })),
+    fields: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the draft\'s custom fields' })),
+  }, { additionalProperties: false }),
+  defaultRiskLevel: 'low',
+  async resolve(p, read): Promise<Resolved> {
+    const entryId = p.entryId ?? null
+    if (entryId !== null) {
+      const entry = await read.get('entries', entryId)
+      if (!entry) throw invalid('payload.entryId', `no entries record with id ${entryId}`)
+      const misplaced = (['section', 'type'] as const).filter((k) => p[k] !== undefined)
+      if (misplaced.length > 0) throw invalidMany(misplaced.map((k) => ({ param: `payload.${k}`, problem: 'only for a draft of a new entry (entryId null); a draft of an entry takes its section and type' })))
+      const draft = await findDraft(read, entryId, p.name)
+      return { target: { entity: { type: 'entries', id: String(entryId) }, scope: { kind: 'entry', section: entry.section as string, entryId } }, current: draft ?? entry }
+    }
+    const draft = await findDraft(read, null, p.name)
+    const problems: ErrorDetail[] = []
+    if (draft) {
+      for (const k of ['section', 'type'] as const) {
+        if (p[k] !== undefined && p[k] !== draft[k]) problems.push({ param: `payload.${k}`, problem: `the draft keeps its ${k} (${String(draft[k])})` })
+      }
+    } else {
+      for (const k of ['section', 'type', 'title', 'slug'] as const) if (p[k] === undefined) problems.push({ param: `payload.${k}`, problem: 'required for a new draft of a new entry' })
+      if (p.section !== undefined && (await read.idsWhere('sections', 'handle', p.section)).length === 0) problems.push({ param: 'payload.section', problem: `no sections record with handle "${p.section}"` })
+    }
+    if (problems.length > 0) throw invalidMany(problems)
+    return {
+      target: { entity: draft ? { type: 'entry-drafts', id: String(draft.id) } : null, scope: { kind: 'entry', section: (draft?.section ?? p.section) as string, entryId: null } },
+      current: draft,
+    }
+  },
+  limits: () => [],
+  steps: [{
+    name: 'saveDraft',
+    async run({ w, payload: p, executor }) {
+      const entryId = p.entryId ?? null
+      const existing = await findDraft(w, entryId, p.name)
+      if (existing) {
+        const changes = pick(p)
+        const previous = Object.fromEntries(Object.keys(changes).map((k) => [k, existing[k]]))
+        const draft = Object.keys(changes).length > 0 ? await w.update('entry-drafts', existing.id as number, changes) : existing
+        return { draft, created: false, previous }
+      }
+      const entry = entryId === null ? undefined : await w.get('entries', entryId)
+      if (entryId !== null && !entry) throw invalid('payload.entryId', `no entries record with id ${entryId}`)
+      const base: Doc = entry ? { section: entry.section, type: entry.type, title: entry.title, slug: entry.slug, fields: entry.fields } : { section: p.section, type: p.type }
+      const draft = await w.create('entry-drafts', { ...base, ...pick(p), entryId, name: p.name, creatorId: `${executor.type}:${executor.id}` })
+      return { draft, created: true, previous: {} }
+    },
+    async undo({ w }, output) {
+      const o = output as { draft: Doc; created: boolean; previous: Doc }
+      if (o.created) await w.remove('entry-drafts', o.draft.id as number)
+      else if (Object.keys(o.previous).length > 0) await w.update('entry-drafts', o.draft.id as number, o.previous)
+    },
+  }],
+  result(o) {
+    const { draft, created } = o.saveDraft as { draft: Doc; created: boolean }
+    return { draftId: draft.id, entryId: draft.entryId, name: draft.name, created, title: draft.title, slug: draft.slug }
+  },
+})
+
+interface PublishDraft { readonly draftId: number }
+
+export const publishDraft = defineAction<PublishDraft>({
+  type: 'entry.publishDraft',
+  summary: 'Apply a draft to its entry (title, slug, fields), or create the entry from a draft of a new entry; the draft is removed',
+  payload: Type.Object({ draftId: Type.Integer({ minimum: 1, description: 'The draft (result.draftId of entry.updateDraft)' }) }, { additionalProperties: false }),
+  defaultRiskLevel: 'high',
+  async resolve(p, read): Promise<Resolved> {
+    const draft = await read.get('entry-drafts', p.draftId)
+    if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)
+    const entryId = (draft.entryId as number | null) ?? null
+    const entry = entryId === null ? undefined : await read.get('entries', entryId)
+    if (entryId !== null && !entry) throw invalid('payload.draftId', `the draft's entry ${entryId} no longer exists`)
+    return {
+      target: {
+        entity: entryId !== null ? { type: 'entries', id: String(entryId) } : { type: 'entry-drafts', id: String(p.draftId) },
+        scope: { kind: 'entry', section: (entry?.section ?? draft.section) as string, entryId },
+      },
+      current: draft,
+    }
+  },
+  limits: () => [],
+  steps: [{
+    name: 'applyDraft',
+    async run({ w, payload: p }) {
+      const draft = await w.get('entry-drafts', p.draftId)
+      if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)
+      const content: Doc = { title: draft.title, slug: draft.slug, fields: draft.fields }
+      const entryId = (draft.entryId as number | null) ?? null
+      if (entryId === null) {
+        const entry = await w.create('entries', { section: draft.section, type: draft.type, ...content, status: 'live', postDate: new Date().toISOString() })
+        return { entryId: entry.id, created: true, previous: {} }
+      }
+      const current = await w.get('entries', entryId)
+      if (!current) throw invalid('payload.draftId', `the draft's entry ${entryId} no longer exists`)
+      const previous = Object.fromEntries(Object.keys(content).map((k) => [k, current[k]]))
+      await w.update('entries', entryId, content)
+      return { entryId, created: false, previous }
+    },
+    async undo({ w }, output) {
+      const o = output as { entryId: number; created: boolean; previous: Doc }
+      if (o.created) await w.remove('entries', o.entryId)
+      else await w.update('entries', o.entryId, o.previous)
+    },
+  }, {
+    // No undo: the write service cannot re-create a record with its old id; the
+    // transaction's rollback brings the draft back.
+    name: 'removeDraft',
+    async run({ w, payload: p }) {
+      await w.remove('entry-drafts', p.draftId)
+      return { draftId: p.draftId }
+    },
+  }],
+  result(o) {
+    const { entryId, created } = o.applyDraft as { entryId: number; created: boolean }
+    return { entryId, draftId: (o.removeDraft as { draftId: number }).draftId, created }
+  },
+})

@@ -1,0 +1,59 @@
+// A test app with the control plane on, the small catalog seeded, and helpers for the
+// control routes. Every answer is still checked against the OpenAPI document.
+import type { DialectName } from '../../../src/store/database.js'
+import { buildTestApp, type TestApp, type TestResponse } from '../../helpers/test-app.js'
+import { seedSmallCatalog } from '../../helpers/fixtures.js'
+
+export const CONTROL = '/gatehouse/v1/control'
+
+export const ALL_CONTROL_SCOPES = [
+  'control:policies:read', 'control:policies:write', 'control:approvals:read', 'control:approvals:request',
+  'control:approvals:decide', 'control:executions:read', 'control:actions:simulate', 'control:actions:execute', 'control:audit:read',
+]
+
+/** What an agent holds: request, simulate, execute and read its own approvals and executions. */
+export const AGENT_SCOPES = ['control:approvals:request', 'control:approvals:read', 'control:actions:simulate', 'control:actions:execute', 'control:executions:read']
+
+export const DECIDER_SCOPES = ['control:approvals:decide', 'control:approvals:read']
+
+export const ADMIN_TOKEN = 'admin-token-for-control-tests'
+
+export interface ControlApp extends TestApp {
+  readonly ids: Readonly<Record<string, number>>
+  /** A credential's token. */
+  token(scopes: readonly string[], extra?: Record<string, unknown>): Promise<string>
+  execute(token: string, body: unknown, key?: string): Promise<TestResponse>
+  request(token: string, actionType: string, payload: Record<string, unknown>, extra?: Record<string, unknown>): Promise<TestResponse>
+  decide(token: string, approvalId: string, decision: 'approve' | 'reject', reason?: string): Promise<TestResponse>
+  upsertPolicy(policy: Record<string, unknown>): Promise<TestResponse>
+  /** Number of rows in a table. */
+  count(table: string): Promise<number>
+}
+
+export const provenance = { source: 'test-suite', agentId: 'agent-1', traceId: 'trace-1' }
+
+let keys = 0
+
+export async function controlApp(dialect: DialectName, env: Record<string, string> = {}): Promise<ControlApp> {
+  const app = await buildTestApp({ dialect, env: { PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true', PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })
+  const { ids } = await seedSmallCatalog(app.services.store)
+  const policyToken = await app.issueToken(['control:policies:write'])
+  return Object.assign(app, {
+    ids,
+    token: (scopes: readonly string[], extra?: Record<string, unknown>) => app.issueToken(scopes, extra),
+    execute: (token: string, body: unknown, key = `key-${++keys}`) => app.post(`${CONTROL}/actions/execute`, body, token, { 'idempotency-key': key }),
+    request: (token: string, actionType: string, payload: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
+      app.post(`${CONTROL}/approvals/request`, { actionType, payload, metadata: provenance, ...extra }, token),
+    decide: (token: string, approvalId: string, decision: 'approve' | 'reject', reason = 'looks right') =>
+      app.post(`${CONTROL}/approvals/decide`, { approvalId, decision, reason }, token),
+    upsertPolicy: (policy: Record<string, unknown>) => app.post(`${CONTROL}/policies/upsert`, policy, policyToken),
+    async count(table: string) {
+      const row = await app.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+  })
+}
+
+/** A policy that lets `pattern` run without approval (for tests about execution itself). */
+export const openPolicy = (handle: string, actionPattern: string, extra: Record<string, unknown> = {}) =>
+  ({ handle, displayName: `Open ${actionPattern}`, actionPattern, requiresApproval: false, riskLevel: 'low', ...extra })
