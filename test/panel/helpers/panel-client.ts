@@ -41,19 +41,25 @@ export async function panelApp(env: Record<string, string> = {}): Promise<TestAp
   return app
 }
 
-export function get(app: TestApp, url: string, cookie?: string, extra: Record<string, string> = {}): Promise<PanelResponse> {
-  return app.app.inject({ method: 'GET', url, headers: { ...(cookie ? { cookie } : {}), ...extra } })
+/** Extra request headers, and the client address the request comes from. */
+export interface RequestExtra {
+  readonly headers?: Record<string, string>
+  readonly remoteAddress?: string
 }
 
-export function post(app: TestApp, url: string, fields: Fields, cookie?: string, extra: Record<string, string> = {}): Promise<PanelResponse> {
+export function get(app: TestApp, url: string, cookie?: string, extra: RequestExtra = {}): Promise<PanelResponse> {
+  return app.app.inject({ method: 'GET', url, remoteAddress: extra.remoteAddress, headers: { ...(cookie ? { cookie } : {}), ...extra.headers } })
+}
+
+export function post(app: TestApp, url: string, fields: Fields, cookie?: string, extra: RequestExtra = {}): Promise<PanelResponse> {
   return app.app.inject({
-    method: 'POST', url, payload: encodeForm(fields),
-    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...extra },
+    method: 'POST', url, payload: encodeForm(fields), remoteAddress: extra.remoteAddress,
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}), ...extra.headers },
   })
 }
 
 /** Submits the login form as a browser would; returns the answer to the POST. */
-export async function submitLogin(app: TestApp, username: string, password: string, extra: Record<string, string> = {}): Promise<PanelResponse> {
+export async function submitLogin(app: TestApp, username: string, password: string, extra: RequestExtra = {}): Promise<PanelResponse> {
   const form = await get(app, '/gatehouse/cp/login', undefined, extra)
   const cookie = setCookie(form, 'gatehouse_login_csrf')
   const token = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1]

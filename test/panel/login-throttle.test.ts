@@ -1,0 +1,42 @@
+// Login throttling: after THROTTLE_LIMITS.perUsername failures for one name, or
+// perAddress failures from one address, logins are refused with 429 (even with the right
+// password) until the window ends; other names and addresses are unaffected, and a
+// successful login clears its name's count. Counts live in the database.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { THROTTLE_LIMITS } from '../../src/panel/login-throttle.js'
+import { ADMIN_PASSWORD, ADMIN_USER, panelApp, setCookie, submitLogin } from './helpers/panel-client.js'
+import { createAdmin } from '../../src/auth/admin-accounts.js'
+
+test('repeated failures lock a username, then an address, until the window ends', async (t) => {
+  const app = await panelApp()
+  t.after(() => app.close())
+  await createAdmin(app.services.database.db, 'second-admin', ADMIN_PASSWORD)
+  const from = (remoteAddress: string) => ({ remoteAddress })
+
+  // A success clears the name's count: failures before it do not add up with later ones.
+  for (let i = 0; i < THROTTLE_LIMITS.perUsername - 1; i++) assert.equal((await submitLogin(app, ADMIN_USER, 'wrong', from('10.0.0.1'))).statusCode, 401)
+  assert.equal((await submitLogin(app, ADMIN_USER, ADMIN_PASSWORD, from('10.0.0.1'))).statusCode, 303)
+
+  // Per username, from changing addresses.
+  for (let i = 0; i < THROTTLE_LIMITS.perUsername; i++) assert.equal((await submitLogin(app, ADMIN_USER, 'wrong', from(`10.0.1.${i}`))).statusCode, 401)
+  const locked = await submitLogin(app, ADMIN_USER, ADMIN_PASSWORD, from('10.0.2.1'))
+  assert.equal(locked.statusCode, 429)
+  assert.match(locked.body, /Too many failed logins/)
+  assert.ok(Number(locked.headers['retry-after']) > 0 && Number(locked.headers['retry-after']) <= THROTTLE_LIMITS.windowMinutes * 60)
+  assert.equal(setCookie(locked, 'gatehouse_session'), undefined)
+  // Names differ only in case: the same account, the same lock.
+  assert.equal((await submitLogin(app, ADMIN_USER.toUpperCase(), ADMIN_PASSWORD, from('10.0.2.2'))).statusCode, 429)
+  assert.equal((await submitLogin(app, 'second-admin', ADMIN_PASSWORD, from('10.0.2.3'))).statusCode, 303)
+
+  // Per address, across names.
+  for (let i = 0; i < THROTTLE_LIMITS.perAddress; i++) assert.equal((await submitLogin(app, `guess-${i}`, 'wrong', from('10.9.9.9'))).statusCode, 401)
+  assert.equal((await submitLogin(app, 'second-admin', ADMIN_PASSWORD, from('10.9.9.9'))).statusCode, 429)
+  assert.equal((await submitLogin(app, 'second-admin', ADMIN_PASSWORD, from('10.9.9.10'))).statusCode, 303)
+
+  // Once the window has passed, both may log in again.
+  const past = Date.now() - (THROTTLE_LIMITS.windowMinutes * 60_000 + 1000)
+  await app.database.db.updateTable('panel_login_throttle').set({ window_started_at: past }).execute()
+  assert.equal((await submitLogin(app, ADMIN_USER, ADMIN_PASSWORD, from('10.0.2.1'))).statusCode, 303)
+  assert.equal((await submitLogin(app, 'second-admin', ADMIN_PASSWORD, from('10.9.9.9'))).statusCode, 303)
+})
