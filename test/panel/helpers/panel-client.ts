@@ -2,6 +2,7 @@
 // scrypt check), keeps the session cookie, and posts forms with the page's CSRF token.
 import { createAdmin } from '../../../src/auth/admin-accounts.js'
 import { buildTestApp, type TestApp } from '../../helpers/test-app.js'
+import type { WorkerOptions } from '../../../src/webhooks/delivery-worker.js'
 
 export const ADMIN_USER = 'ops-admin'
 export const ADMIN_PASSWORD = 'correct horse battery staple'
@@ -35,8 +36,8 @@ export function csrfOf(html: string): string {
   return m[1]
 }
 
-export async function panelApp(env: Record<string, string> = {}): Promise<TestApp> {
-  const app = await buildTestApp({ dialect: 'sqlite', env })
+export async function panelApp(env: Record<string, string> = {}, opts: { webhookWorker?: WorkerOptions } = {}): Promise<TestApp> {
+  const app = await buildTestApp({ dialect: 'sqlite', env, webhookWorker: opts.webhookWorker })
   await createAdmin(app.services.database.db, ADMIN_USER, ADMIN_PASSWORD)
   return app
 }
