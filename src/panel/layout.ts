@@ -39,7 +39,7 @@ export function page(opts: PageOptions, body: Html): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · Gatehouse</title>
-<link rel="stylesheet" href="${PANEL_BASE}/assets/panel.css">${s ? html`<meta name="csrf-token" content="${s.csrfToken}">` : ''}
+<link rel="stylesheet" href="${PANEL_BASE}/assets/panel.css"><link rel="icon" href="${PANEL_BASE}/assets/favicon.svg" type="image/svg+xml">${s ? html`<meta name="csrf-token" content="${s.csrfToken}">` : ''}
 </head><body><header><span class="brand">Gatehouse</span>${nav}</header>
 <main>${flash}${body}</main></body></html>`.text
 }

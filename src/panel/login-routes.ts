@@ -9,7 +9,7 @@ import { LOGIN_CSRF_COOKIE, readCookie, serializeCookie } from './cookies.js'
 import { CSRF_FIELD, newToken, tokensMatch } from './csrf.js'
 import { formOf, renderPage, safeNext, sessionOf, type PanelContext } from './panel-context.js'
 import type { LoginThrottle } from './login-throttle.js'
-import { PANEL_CSS } from './styles.js'
+import { FAVICON_SVG, PANEL_CSS } from './styles.js'
 
 const LOGIN_PATH = `${PANEL_BASE}/login`
 
@@ -19,6 +19,9 @@ export async function loginRoutes(panel: FastifyInstance, ctx: PanelContext, thr
 
   panel.get('/assets/panel.css', publicRoute, async (_request, reply) =>
     reply.header('Cache-Control', 'public, max-age=3600').type('text/css; charset=utf-8').send(PANEL_CSS))
+  // Served here so browsers do not ask the site root for /favicon.ico.
+  panel.get('/assets/favicon.svg', publicRoute, async (_request, reply) =>
+    reply.header('Cache-Control', 'public, max-age=86400').type('image/svg+xml').send(FAVICON_SVG))
 
   const loginForm = (token: string, next: string, username = '') => html`<section class="login"><h1>Control panel</h1>
     <form method="post" action="${LOGIN_PATH}">

@@ -38,3 +38,5 @@ button[disabled] { opacity: .5; cursor: not-allowed; }
 .actions { display: flex; gap: .5rem; flex-wrap: wrap; align-items: center; } .actions form { margin: 0; }
 .login { max-width: 24rem; margin: 4rem auto; }
 `
+
+export const FAVICON_SVG = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#16203a"/><path d="M4 13V6l4-3 4 3v7H9.5V9h-3v4z" fill="#fff"/></svg>'

@@ -5,7 +5,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
-import { ADMIN_PASSWORD, ADMIN_USER, cookiePair, get, login, panelApp, post, setCookie, signedIn, submitLogin } from './helpers/panel-client.js'
+import { ADMIN_PASSWORD, ADMIN_USER, cookiePair, get, login, panelApp, post, setCookie, signedIn, submitLogin, type Fields } from './helpers/panel-client.js'
 
 test('login form: CSRF value required, generic failure, then an HttpOnly SameSite=Strict session stored as a digest', async (t) => {
   const app = await panelApp()
@@ -24,7 +24,8 @@ test('login form: CSRF value required, generic failure, then an HttpOnly SameSit
   const token = /name="_csrf" value="([^"]+)"/.exec(form.body)?.[1] ?? ''
 
   // Without the form token, or with one that is not the cookie's: 403, no session.
-  for (const fields of [{ username: ADMIN_USER, password: ADMIN_PASSWORD }, { _csrf: 'forged', username: ADMIN_USER, password: ADMIN_PASSWORD }]) {
+  const attempts: Fields[] = [{ username: ADMIN_USER, password: ADMIN_PASSWORD }, { _csrf: 'forged', username: ADMIN_USER, password: ADMIN_PASSWORD }]
+  for (const fields of attempts) {
     const res = await post(app, '/gatehouse/cp/login', fields, cookiePair(loginCookie))
     assert.equal(res.statusCode, 403)
     assert.equal(setCookie(res, 'gatehouse_session'), undefined)

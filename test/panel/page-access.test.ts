@@ -1,12 +1,12 @@
 // Every panel route, found from the routes the app registered (so a new page is covered
 // without editing this test): without a session it redirects to the login page and does
 // nothing; every POST with a session but without the session's CSRF token (missing or
-// wrong) is a 403 and does nothing. Only the login form and the stylesheet are public.
+// wrong) is a 403 and does nothing. Only the login form, the stylesheet and the icon are public.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { get, panelApp, post, signedIn } from './helpers/panel-client.js'
 
-const PUBLIC = new Set(['/gatehouse/cp/login', '/gatehouse/cp/assets/panel.css'])
+const PUBLIC = new Set(['/gatehouse/cp/login', '/gatehouse/cp/assets/panel.css', '/gatehouse/cp/assets/favicon.svg'])
 
 test('every panel page needs a login and every panel form needs the CSRF token', async (t) => {
   const env = { PLUGIN_GATEHOUSE_DEV_MODE: 'true', PLUGIN_GATEHOUSE_WEBHOOK_TEST_SINK: 'true', PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true' }
