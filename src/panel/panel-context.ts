@@ -1,7 +1,7 @@
 // What a file of panel routes receives, and the two ways a handler answers: render a page
 // (taking the session's pending flash message), or record a message and redirect (303) so
 // a reload never repeats an action.
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../services.js'
 import type { Readiness } from '../ops/readiness.js'
 import type { Html } from './html.js'
@@ -26,8 +26,6 @@ export interface PanelContext {
   /** Screens in the navigation. */
   readonly screens: readonly Screen[]
 }
-
-export type PanelRoutes = (panel: FastifyInstance, ctx: PanelContext) => void | Promise<void>
 
 /** The signed-in session (the plugin's hook has already redirected requests without one). */
 export function sessionOf(request: FastifyRequest): PanelSession {

@@ -9,22 +9,21 @@ import type { Readiness } from '../ops/readiness.js'
 import { toApiError } from '../api/error-handler.js'
 import { ApiError } from '../contract/errors.js'
 import { html } from './html.js'
-import { PANEL_BASE, type Screen } from './layout.js'
+import { PANEL_BASE } from './layout.js'
 import { CSRF_FIELD, tokensMatch } from './csrf.js'
-import { formOf, renderPage, safeNext, type PanelContext, type PanelRoutes } from './panel-context.js'
+import { formOf, renderPage, safeNext, type PanelContext } from './panel-context.js'
 import type { PanelSessions } from './panel-sessions.js'
 import { LoginThrottle } from './login-throttle.js'
 import { loginRoutes } from './login-routes.js'
 import { statusRoutes } from './status-routes.js'
 import { accountRoutes } from './account-routes.js'
+import { approvalRoutes, auditRoutes } from './control-routes.js'
 
 export interface ControlPanelOptions {
   readonly services: Services
   /** Shared with the admin API's sessionResolver, so a panel session also works there. */
   readonly sessions: PanelSessions
   readonly readiness: () => Promise<Readiness>
-  /** Extra screens (approvals, audit) when their parts exist. */
-  readonly extraRoutes?: readonly { readonly screen: Screen; readonly routes: PanelRoutes }[]
 }
 
 const FORM_BODY_LIMIT = 64 * 1024
@@ -45,10 +44,11 @@ function toLogin(request: FastifyRequest, reply: FastifyReply): FastifyReply {
 }
 
 export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptions): Promise<void> {
-  const extra = opts.extraRoutes ?? []
+  // Approvals and Audit exist while the control plane does (PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL).
+  const control = opts.services.settings.writesExperimental
   const ctx: PanelContext = {
     services: opts.services, sessions: opts.sessions, readiness: opts.readiness,
-    screens: ['status', 'accounts', ...extra.map((e) => e.screen)],
+    screens: control ? ['status', 'accounts', 'approvals', 'audit'] : ['status', 'accounts'],
   }
   const throttle = new LoginThrottle(opts.services.database)
 
@@ -100,6 +100,9 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     await loginRoutes(panel, ctx, throttle)
     await statusRoutes(panel, ctx)
     await accountRoutes(panel, ctx)
-    for (const e of extra) await e.routes(panel, ctx)
+    if (control) {
+      await approvalRoutes(panel, ctx)
+      await auditRoutes(panel, ctx)
+    }
   }, { prefix: PANEL_BASE })
 }

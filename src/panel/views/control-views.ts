@@ -1,0 +1,52 @@
+// The Approvals and Audit screens (control plane on). Approvals: pending ones with their
+// payload, the dual-approval progress and approve/reject forms; recent history. Audit:
+// the newest records and whether the hash chain verifies.
+import { html, prettyJson, when, type Html } from '../html.js'
+import { csrfField, PANEL_BASE } from '../layout.js'
+import type { PanelSession } from '../panel-sessions.js'
+import type { Approval } from '../../control/approval-store.js'
+import type { AuditRecord, AuditVerification } from '../../control/audit-log.js'
+
+const badge = (text: string) => html`<span class="badge ${text}">${text}</span>`
+const actor = (a: { type: string; id: string }) => html`${a.type} <code>${a.id}</code>`
+
+function decisions(a: Approval): Html {
+  return a.decisions.length === 0 ? html`<span class="muted">no decisions yet</span>`
+    : html`<ul>${a.decisions.map((d) => html`<li>${d.decision} by ${actor(d.decider)} at ${when(d.at)}: ${d.reason}</li>`)}</ul>`
+}
+
+function pendingCard(s: PanelSession, a: Approval): Html {
+  return html`<section id="approval-${a.id}"><h2>${a.actionType} ${badge(a.riskLevel)}</h2><dl class="kv">
+    <dt>Approval</dt><dd><code>${a.id}</code></dd>
+    <dt>Progress</dt><dd><strong class="progress">${a.approvalsGiven} of ${a.requiredApprovals} approvals</strong>${a.requiredApprovals > 1 ? html` <span class="muted">(two different deciders, neither the requester)</span>` : ''}</dd>
+    <dt>Requested by</dt><dd>${actor(a.requester)} at ${when(a.createdAt)} <span class="muted">(${a.metadata.source}, agent ${a.metadata.agentId}, trace ${a.metadata.traceId})</span></dd>
+    <dt>Reason</dt><dd>${a.reason ?? '—'}</dd><dt>Target</dt><dd>${a.target ? `${a.target.type} ${a.target.id}` : '—'}</dd>
+    <dt>Policy</dt><dd>${a.policyHandle}</dd><dt>Expires</dt><dd>${when(a.expiresAt)}</dd><dt>Decisions</dt><dd>${decisions(a)}</dd></dl>
+    <details><summary>Payload</summary><pre>${prettyJson(a.payload)}</pre><p class="muted">Digest <code>${a.payloadDigest}</code></p></details>
+    <form method="post" action="${PANEL_BASE}/approvals/${a.id}/decide">${csrfField(s)}
+      <label>Reason <textarea name="reason" rows="2" required maxlength="2000"></textarea></label>
+      <div class="actions"><button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="reject" class="danger">Reject</button></div>
+    </form></section>`
+}
+
+export function approvalsView(s: PanelSession, pending: readonly Approval[], history: readonly Approval[]): Html {
+  return html`<h1>Approvals</h1>
+    ${pending.length === 0 ? html`<section><p class="muted">No approval is waiting for a decision.</p></section>` : pending.map((a) => pendingCard(s, a))}
+    <section id="history"><h2>History</h2>${history.length === 0 ? html`<p class="muted">No decided approvals yet.</p>` : html`<table>
+      <thead><tr><th>Requested</th><th>Action</th><th>Status</th><th>Approvals</th><th>Requester</th><th>Decisions</th></tr></thead><tbody>
+      ${history.map((a) => html`<tr><td>${when(a.createdAt)}</td><td>${a.actionType}<br><code>${a.id}</code></td><td>${badge(a.status)}</td>
+        <td>${a.approvalsGiven} of ${a.requiredApprovals}</td><td>${actor(a.requester)}</td><td>${decisions(a)}</td></tr>`)}
+    </tbody></table>`}</section>`
+}
+
+export function auditView(records: readonly AuditRecord[], v: AuditVerification, nav: { older: number | null; newer: number | null }): Html {
+  const status = v.ok ? html`<p class="ok" id="audit-verification">Chain verified: ${v.checked} record(s), each linked to the one before and matching its hash.</p>`
+    : html`<p class="fail" id="audit-verification">Chain broken at record ${v.brokenAt?.id ?? '?'}: ${v.brokenAt?.problem ?? ''}</p>`
+  const link = (from: number | null, text: string) => (from === null ? '' : html`<a href="${PANEL_BASE}/audit?from=${from}">${text}</a>`)
+  return html`<h1>Audit</h1><section>${status}<div class="actions">${link(nav.older, '← Older')}${link(nav.newer, 'Newer →')}</div>
+    ${records.length === 0 ? html`<p class="muted">No audit records.</p>` : html`<table>
+    <thead><tr><th>#</th><th>At</th><th>Category</th><th>Action</th><th>Outcome</th><th>Actor</th><th>Entity</th><th>Summary</th></tr></thead><tbody>
+    ${records.map((r) => html`<tr><td>${r.id}</td><td>${when(r.at)}</td><td>${r.category}</td><td>${r.action}</td><td>${badge(r.outcome)}</td><td>${actor(r.actor)}</td>
+      <td>${r.entity ? `${r.entity.type} ${r.entity.id}` : '—'}</td><td>${r.summary}<details><summary>details</summary><pre>${prettyJson({ requestId: r.requestId, metadata: r.metadata, prevHash: r.prevHash, hash: r.hash })}</pre></details></td></tr>`)}
+    </tbody></table>`}</section>`
+}
