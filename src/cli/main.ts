@@ -16,6 +16,7 @@ import { registerCredentials } from './credentials.js'
 import { registerOpenapiCommand } from './openapi.js'
 import { registerDiagnosticsCommand } from './diagnostics.js'
 import { registerWebhookCommands } from './webhooks.js'
+import { registerAuditCommands } from './audit.js'
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
@@ -23,7 +24,7 @@ export function buildProgram(): Command {
     .version(serviceInfo.version, '-v, --version', 'print the version')
     .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
     .showSuggestionAfterError()
-  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand]) {
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands]) {
     register(program)
   }
   registerOpenapiCommand(program)

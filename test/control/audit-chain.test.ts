@@ -1,0 +1,90 @@
+// The audit log is a hash chain: each record's hash covers the previous hash and the record,
+// so `gatehouse audit verify` (run here as a real process) finds an edited record, a
+// deleted one and deleted newest records, and names the first broken link.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { testDialects, PG_URL } from '../helpers/test-app.js'
+import { runCli } from '../cli/helpers/cli.js'
+import { verifyAudit, auditHash, type AuditRecord } from '../../src/control/audit-log.js'
+import { AGENT_SCOPES, CONTROL, DECIDER_SCOPES, controlApp, openPolicy, type ControlApp } from './helpers/control-app.js'
+
+/** The database URL the CLI opens to see the app's database (its schema, on PostgreSQL). */
+function cliUrl(app: ControlApp): string {
+  if (!app.database.schema) return app.database.url
+  return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${app.database.schema}`)}`
+}
+
+async function someHistory(app: ControlApp): Promise<AuditRecord[]> {
+  const agent = await app.token(AGENT_SCOPES)
+  await app.upsertPolicy(openPolicy('stock', 'variant.adjustStock'))
+  const id = (await app.request(agent, 'order.setStatus', { orderId: app.ids.orders, status: 'shipped' })).json().data.id
+  await app.decide(await app.token(DECIDER_SCOPES), id, 'approve')
+  await app.execute(agent, { actionType: 'variant.adjustStock', payload: { variantId: app.ids.variants, delta: 1 } })
+  await app.execute(agent, { actionType: 'variant.adjustStock', payload: { variantId: app.ids.variants, delta: -100 } })
+  return (await app.get(`${CONTROL}/audit`, await app.token(['control:audit:read']))).json().data
+}
+
+for (const dialect of await testDialects()) {
+  test(`${dialect}: the chain links every record; verify finds an edited record, a deleted one and deleted newest ones`, async (t) => {
+    const app = await controlApp(dialect)
+    t.after(() => app.close())
+    const records = await someHistory(app)
+    assert.deepEqual(records.map((r) => r.id), [1, 2, 3, 4, 5])
+    assert.equal(records[0].prevHash, '0'.repeat(64))
+    for (let i = 0; i < records.length; i++) {
+      const { hash, ...rest } = records[i]
+      assert.equal(auditHash(rest), hash, `record ${i + 1} hash`)
+      if (i > 0) assert.equal(records[i].prevHash, records[i - 1].hash)
+    }
+    const db = app.database.db
+    assert.deepEqual(await verifyAudit(db), { ok: true, checked: 5, lastId: 5, headSeq: 5, brokenAt: null })
+    const env = { PLUGIN_GATEHOUSE_DATABASE_URL: cliUrl(app) }
+
+    if (dialect === 'sqlite') {
+      const intact = await runCli(['audit', 'verify'], { env })
+      assert.equal(intact.code, 0, intact.stderr)
+      assert.equal(intact.stdout, 'Audit chain intact: 5 record(s) verified, head at 5.\n')
+    }
+
+    // An edited record breaks its own hash.
+    await db.updateTable('control_audit').set({ summary: 'nothing to see here' }).where('id', '=', 3).execute()
+    const edited = await runCli(['audit', 'verify', '--json'], { env })
+    assert.equal(edited.code, 1)
+    assert.deepEqual(JSON.parse(edited.stdout), { ok: false, checked: 2, lastId: 2, headSeq: 5, brokenAt: { id: 3, problem: 'the record does not match its hash (edited)' } })
+    await db.updateTable('control_audit').set({ summary: records[2].summary }).where('id', '=', 3).execute()
+    assert.equal((await verifyAudit(db)).ok, true, 'restored, it verifies again')
+
+    // Re-hashing an edited record moves the break to the next link.
+    const forged = { ...records[1], summary: 'forged' }
+    const { hash: _old, ...forgedContent } = forged
+    await db.updateTable('control_audit').set({ summary: 'forged', hash: auditHash(forgedContent) }).where('id', '=', 2).execute()
+    assert.deepEqual((await verifyAudit(db)).brokenAt, { id: 3, problem: 'prevHash does not match the hash of the record before it' })
+    await db.updateTable('control_audit').set({ summary: records[1].summary, hash: records[1].hash }).where('id', '=', 2).execute()
+
+    // A deleted record leaves a gap.
+    const row4 = await db.selectFrom('control_audit').selectAll().where('id', '=', 4).executeTakeFirstOrThrow()
+    await db.deleteFrom('control_audit').where('id', '=', 4).execute()
+    if (dialect === 'sqlite') {
+      const deleted = await runCli(['audit', 'verify'], { env })
+      assert.equal(deleted.code, 1)
+      assert.match(deleted.stdout, /^Audit chain BROKEN at record 4: record 4 is missing \(deleted\); the next one is 5\n/)
+    } else {
+      assert.deepEqual((await verifyAudit(db)).brokenAt, { id: 4, problem: 'record 4 is missing (deleted); the next one is 5' })
+    }
+    await db.insertInto('control_audit').values(row4).execute()
+
+    // Deleting the newest records leaves the chain whole but shorter than the head says.
+    await db.deleteFrom('control_audit').where('id', '>=', 4).execute()
+    assert.deepEqual((await verifyAudit(db)).brokenAt, { id: 4, problem: 'records 4..5 are missing (deleted); the head says 5 were written' })
+  })
+}
+
+test('gatehouse audit list prints records in append order, as JSON too', async (t) => {
+  const app = await controlApp('sqlite')
+  t.after(() => app.close())
+  await someHistory(app)
+  const res = await runCli(['audit', 'list', '--after', '2', '--json'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: app.database.url } })
+  assert.equal(res.code, 0, res.stderr)
+  const items = JSON.parse(res.stdout) as AuditRecord[]
+  assert.deepEqual(items.map((r) => [r.id, r.category, r.action, r.outcome]), [[3, 'approval', 'approve', 'success'], [4, 'execution', 'execute', 'success'], [5, 'execution', 'execute', 'blocked']])
+})

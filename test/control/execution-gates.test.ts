@@ -1,0 +1,82 @@
+// What stands between an approval and a write: the approval is bound to the digest of its
+// payload and to its action, belongs to the credential that asked for it, and counts only
+// while the policy's current requirements hold; the policy's extra scope and limits apply
+// at execution time too. Every refusal here writes nothing.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { testDialects } from '../helpers/test-app.js'
+import { AGENT_SCOPES, CONTROL, DECIDER_SCOPES, controlApp, openPolicy, type ControlApp } from './helpers/control-app.js'
+
+async function approved(app: ControlApp, agent: string, actionType: string, payload: Record<string, unknown>): Promise<string> {
+  const req = await app.request(agent, actionType, payload)
+  assert.equal(req.statusCode, 200, req.body)
+  const id = req.json().data.id as string
+  for (let i = 0; i < req.json().data.requiredApprovals; i++) {
+    const d = await app.decide(await app.token(DECIDER_SCOPES), id, 'approve')
+    assert.equal(d.statusCode, 200, d.body)
+  }
+  return id
+}
+
+for (const dialect of await testDialects()) {
+  test(`${dialect}: an approval is bound to its payload digest and action: another payload or action is blocked and the approval stays unused`, async (t) => {
+    const app = await controlApp(dialect)
+    t.after(() => app.close())
+    const agent = await app.token(AGENT_SCOPES)
+    const variantId = app.ids.variants
+    const id = await approved(app, agent, 'variant.setPrice', { variantId, price: 25 })
+
+    const other = await app.execute(agent, { actionType: 'variant.setPrice', payload: { variantId, price: 2500 }, approvalId: id })
+    assert.equal(other.json().data.status, 'blocked')
+    assert.match(other.json().data.reasons[0], new RegExp(`^approval ${id} was granted for a different actionType or payload`))
+    const wrongAction = await app.execute(agent, { actionType: 'variant.adjustStock', payload: { variantId, delta: 1 }, approvalId: id })
+    assert.equal(wrongAction.json().data.status, 'blocked')
+    assert.equal((await app.services.store.get('variants', variantId))?.price, 20)
+    assert.equal((await app.get(`${CONTROL}/approvals?id=${id}`, agent)).json().data[0].status, 'approved', 'not consumed by blocked executions')
+
+    // Key order does not change the digest: the same payload written differently still matches.
+    const same = await app.execute(agent, { actionType: 'variant.setPrice', payload: { price: 25, variantId }, approvalId: id })
+    assert.equal(same.json().data.status, 'succeeded', same.body)
+    assert.equal((await app.services.store.get('variants', variantId))?.price, 25)
+  })
+}
+
+test("another credential's approval cannot be used (404), nor learned about", async (t) => {
+  const app = await controlApp('sqlite')
+  t.after(() => app.close())
+  const owner = await app.token(AGENT_SCOPES)
+  const thief = await app.token(AGENT_SCOPES)
+  const payload = { orderId: app.ids.orders, status: 'shipped' }
+  const id = await approved(app, owner, 'order.setStatus', payload)
+  const res = await app.execute(thief, { actionType: 'order.setStatus', payload, approvalId: id })
+  assert.equal(res.statusCode, 404)
+  assert.equal(res.json().error.message, `No approval ${id}`)
+  assert.equal((await app.services.store.get('orders', app.ids.orders))?.status, 'processing')
+  assert.equal((await app.execute(owner, { actionType: 'order.setStatus', payload, approvalId: id })).json().data.status, 'succeeded')
+})
+
+test("the policy's required scope, limits and a raised approval count are enforced when executing", async (t) => {
+  const app = await controlApp('sqlite')
+  t.after(() => app.close())
+  const agent = await app.token(AGENT_SCOPES)
+  const variantId = app.ids.variants
+  await app.upsertPolicy(openPolicy('prices', 'variant.setPrice', { requiredScope: 'variants:read', limits: { maxPriceChangePercent: 10 } }))
+  const noScope = await app.execute(agent, { actionType: 'variant.setPrice', payload: { variantId, price: 21 } })
+  assert.deepEqual(noScope.json().data.reasons, ['policy prices requires the scope variants:read'])
+  const withScope = await app.token([...AGENT_SCOPES, 'variants:read'])
+  const tooFar = await app.execute(withScope, { actionType: 'variant.setPrice', payload: { variantId, price: 30 } })
+  assert.deepEqual(tooFar.json().data.reasons, ['50% exceeds the policy limit maxPriceChangePercent of 10%'])
+  assert.equal((await app.services.store.get('variants', variantId))?.price, 20)
+  const ok = await app.execute(withScope, { actionType: 'variant.setPrice', payload: { variantId, price: 22 } })
+  assert.equal(ok.json().data.status, 'succeeded')
+  assert.equal((await app.services.store.get('variants', variantId))?.price, 22)
+
+  // An approval granted under one approval needs the second one a stricter policy now asks for.
+  await app.upsertPolicy({ handle: 'status', displayName: 'Status', actionPattern: 'order.setStatus', requiredApprovals: 1 })
+  const payload = { orderId: app.ids.orders, status: 'shipped' }
+  const id = await approved(app, agent, 'order.setStatus', payload)
+  await app.upsertPolicy({ handle: 'status', displayName: 'Status', actionPattern: 'order.setStatus', requiredApprovals: 2 })
+  const stricter = await app.execute(agent, { actionType: 'order.setStatus', payload, approvalId: id })
+  assert.deepEqual(stricter.json().data.reasons, [`policy status now requires 2 approvals; approval ${id} has 1`])
+  assert.equal((await app.services.store.get('orders', app.ids.orders))?.status, 'processing')
+})
