@@ -36,18 +36,22 @@ export async function createServices(settings: Settings, database: Database, log
   const webhooks = new WebhookService(database, settings, logger)
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
   store.addChangeHook(webhooks.outboxHook)
+  const credentials = new CredentialService(database, settings)
+  const control = new ControlPlane(database, store, logger)
+  // Credential lifecycle changes land in the control plane's audit log, in their own transaction.
+  credentials.onChange = control.auditCredentialChange
   return {
     settings,
     database,
     store,
     reader: new RecordReader(database),
-    credentials: new CredentialService(database, settings),
+    credentials,
     rateLimiter: createRateLimiter(settings.redisUrl),
     cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
     // SQLite only: our own commits plus other processes' (data_version) version the pages.
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
-    control: new ControlPlane(database, store, logger),
+    control,
     logger,
     startedAt: Date.now(),
   }

@@ -2,7 +2,7 @@
 // PLUGIN_GATEHOUSE_API_CREDENTIALS, and the legacy default token. One service resolves a
 // bearer token to a caller and manages the lifecycle (create, rotate, pause, resume,
 // revoke, delete). Expiry, status and IP allowlists are enforced on every request.
-import type { Database } from '../store/database.js'
+import type { Database, Db } from '../store/database.js'
 import type { Settings } from '../settings.js'
 import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
 import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
@@ -59,6 +59,27 @@ export interface CreateCredentialInput {
   readonly boundaries?: Boundaries | null
 }
 
+/** Who changed a credential: the admin API and panel pass the admin, the CLI the operator. */
+export interface CredentialChangeActor {
+  readonly type: 'admin' | 'cli' | 'system'
+  readonly id: string
+}
+
+export interface CredentialChange {
+  readonly action: 'create' | 'update' | 'rotate' | 'pause' | 'resume' | 'revoke' | 'delete'
+  readonly credential: CredentialRecord
+  /** Properties an update changed. */
+  readonly changed?: readonly string[]
+  readonly by?: CredentialChangeActor
+}
+
+/**
+ * Runs inside the transaction of each lifecycle change (the control plane's audit log is
+ * written through it), so a change and its record commit together. A callback, so this
+ * module does not depend on the control plane.
+ */
+export type CredentialChangeHook = (tx: Db, change: CredentialChange) => Promise<void>
+
 interface Resolved {
   readonly record: CredentialRecord
   readonly allowlist: IpAllowlist | null
@@ -74,6 +95,8 @@ export class CredentialService {
   private readonly cache = new Map<string, { at: number; resolved: Resolved | null }>()
   private readonly pendingUse = new Map<string, number>()
   private flushTimer: NodeJS.Timeout | undefined
+  /** Set by createServices: audits lifecycle changes. */
+  onChange: CredentialChangeHook | undefined
 
   constructor(private readonly database: Database, private readonly settings: Settings) {
     for (const c of settings.apiCredentials) {
@@ -169,21 +192,21 @@ export class CredentialService {
     return this.configured.size + Number(row?.n ?? 0)
   }
 
-  async create(input: CreateCredentialInput): Promise<{ credential: CredentialRecord; token: string }> {
+  async create(input: CreateCredentialInput, by?: CredentialChangeActor): Promise<{ credential: CredentialRecord; token: string }> {
     checkInput(input)
     const token = generateToken()
     const id = generateId('cred')
     const now = Date.now()
-    await this.database.db.insertInto('credentials').values({
+    await this.changing(id, 'create', by, undefined, (tx) => tx.insertInto('credentials').values({
       id, label: input.label, token_digest: digestToken(token), token_hint: tokenHint(token),
       scopes: JSON.stringify([...new Set(input.scopes)]), ip_allowlist: JSON.stringify(input.ipAllowlist ?? []),
       webhook_interests: JSON.stringify(input.webhookInterests ?? []), boundaries: input.boundaries ? JSON.stringify(input.boundaries) : null,
       status: 'active', expires_at: input.expiresAt ? Date.parse(input.expiresAt) : null, created_at: now,
-    }).execute()
+    }).execute())
     return { credential: await this.get(id), token }
   }
 
-  async update(id: string, patch: Partial<CreateCredentialInput>): Promise<CredentialRecord> {
+  async update(id: string, patch: Partial<CreateCredentialInput>, by?: CredentialChangeActor): Promise<CredentialRecord> {
     const current = await this.managed(id)
     checkInput({ ...current, ...patch })
     const set: Record<string, unknown> = {}
@@ -193,34 +216,49 @@ export class CredentialService {
     if (patch.webhookInterests !== undefined) set.webhook_interests = JSON.stringify(patch.webhookInterests)
     if (patch.boundaries !== undefined) set.boundaries = patch.boundaries ? JSON.stringify(patch.boundaries) : null
     if (patch.expiresAt !== undefined) set.expires_at = patch.expiresAt ? Date.parse(patch.expiresAt) : null
-    if (Object.keys(set).length > 0) await this.database.db.updateTable('credentials').set(set).where('id', '=', id).execute()
+    const changed = Object.keys(patch).filter((k) => patch[k as keyof typeof patch] !== undefined)
+    if (Object.keys(set).length > 0) await this.changing(id, 'update', by, changed, (tx) => tx.updateTable('credentials').set(set).where('id', '=', id).execute())
     this.cache.clear()
     return this.get(id)
   }
 
-  async rotate(id: string): Promise<{ credential: CredentialRecord; token: string }> {
+  async rotate(id: string, by?: CredentialChangeActor): Promise<{ credential: CredentialRecord; token: string }> {
     const current = await this.managed(id)
     if (current.status === 'revoked') throw new ApiError('CONFLICT', 'A revoked credential cannot be rotated')
     const token = generateToken()
-    await this.database.db.updateTable('credentials')
+    await this.changing(id, 'rotate', by, undefined, (tx) => tx.updateTable('credentials')
       .set({ token_digest: digestToken(token), token_hint: tokenHint(token), rotated_at: Date.now() })
-      .where('id', '=', id).execute()
+      .where('id', '=', id).execute())
     this.cache.clear()
     return { credential: await this.get(id), token }
   }
 
-  async setStatus(id: string, status: CredentialStatus): Promise<CredentialRecord> {
+  async setStatus(id: string, status: CredentialStatus, by?: CredentialChangeActor): Promise<CredentialRecord> {
     const current = await this.managed(id)
     if (current.status === 'revoked' && status !== 'revoked') throw new ApiError('CONFLICT', 'A revoked credential cannot be resumed')
-    await this.database.db.updateTable('credentials').set({ status }).where('id', '=', id).execute()
+    const action = status === 'paused' ? 'pause' : status === 'revoked' ? 'revoke' : 'resume'
+    await this.changing(id, action, by, undefined, (tx) => tx.updateTable('credentials').set({ status }).where('id', '=', id).execute())
     this.cache.clear()
     return this.get(id)
   }
 
-  async delete(id: string): Promise<void> {
-    await this.managed(id)
-    await this.database.db.deleteFrom('credentials').where('id', '=', id).execute()
+  async delete(id: string, by?: CredentialChangeActor): Promise<void> {
+    const record = await this.managed(id)
+    await this.database.db.transaction().execute(async (tx) => {
+      await tx.deleteFrom('credentials').where('id', '=', id).execute()
+      await this.onChange?.(tx, { action: 'delete', credential: record, by })
+    })
     this.cache.clear()
+  }
+
+  /** Runs one lifecycle write and its change hook in one transaction. */
+  private async changing(id: string, action: CredentialChange['action'], by: CredentialChangeActor | undefined, changed: readonly string[] | undefined, write: (tx: Db) => Promise<unknown>): Promise<void> {
+    await this.database.db.transaction().execute(async (tx) => {
+      await write(tx)
+      if (!this.onChange) return
+      const row = await tx.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+      await this.onChange(tx, { action, credential: fromRow(row), changed, by })
+    })
   }
 
   private async managed(id: string): Promise<CredentialRecord> {

@@ -1,7 +1,8 @@
 // `gatehouse credentials …`: managed machine credentials. Tokens are printed once, at
 // create and rotate; listings show only the non-secret hint.
+import { userInfo } from 'node:os'
 import type { Command } from 'commander'
-import { expiryFromDuration, type CredentialRecord } from '../auth/credentials.js'
+import { expiryFromDuration, type CredentialChangeActor, type CredentialRecord } from '../auth/credentials.js'
 import { withServices } from './context.js'
 import { commaList, webhookInterests } from './arguments.js'
 import { printJson, printTable } from './output.js'
@@ -13,6 +14,16 @@ interface CreateOptions {
   readonly ip?: string[]
   readonly webhookInterests?: ReturnType<typeof webhookInterests>
   readonly json?: boolean
+}
+
+/** The operator at the command line, as the audit log names them. */
+function operator(): CredentialChangeActor {
+  try {
+    return { type: 'cli', id: userInfo().username }
+  } catch {
+    // No account entry for the uid (some containers): say so rather than fail the command.
+    return { type: 'cli', id: process.env.USER ?? 'unknown-operator' }
+  }
 }
 
 export function registerCredentials(program: Command): void {
@@ -33,7 +44,7 @@ export function registerCredentials(program: Command): void {
         expiresAt: opts.expiresIn ? expiryFromDuration(opts.expiresIn) : null,
         ipAllowlist: opts.ip ?? [],
         webhookInterests: opts.webhookInterests ?? [],
-      })
+      }, operator())
       if (opts.json) return printJson({ credential, token })
       printRecord(credential)
       process.stdout.write(`token:     ${token}\n(shown once: store it now; only its digest is kept)\n`)
@@ -65,7 +76,7 @@ export function registerCredentials(program: Command): void {
     .argument('<id>', 'credential id')
     .option('--json', 'print the credential and token as JSON')
     .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
-      const { credential, token } = await services.credentials.rotate(id)
+      const { credential, token } = await services.credentials.rotate(id, operator())
       if (opts.json) return printJson({ credential, token })
       process.stdout.write(`Rotated ${credential.id}\ntoken:     ${token}\n(shown once: store it now)\n`)
     }))
@@ -81,7 +92,7 @@ export function registerCredentials(program: Command): void {
       .argument('<id>', 'credential id')
       .option('--json', 'print the credential as JSON')
       .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
-        const c = await services.credentials.setStatus(id, status)
+        const c = await services.credentials.setStatus(id, status, operator())
         if (opts.json) return printJson(c)
         process.stdout.write(`${c.id} is now ${c.status}\n`)
       }))
@@ -93,7 +104,7 @@ export function registerCredentials(program: Command): void {
     .argument('<list>', 'e.g. entry:created,product:*,order:deleted, or "" to clear', webhookInterests)
     .option('--json', 'print the credential as JSON')
     .action((id: string, interests: ReturnType<typeof webhookInterests>, opts: { json?: boolean }) => withServices(async ({ services }) => {
-      const c = await services.credentials.update(id, { webhookInterests: interests })
+      const c = await services.credentials.update(id, { webhookInterests: interests }, operator())
       if (opts.json) return printJson(c)
       printRecord(c)
     }))
@@ -103,7 +114,7 @@ export function registerCredentials(program: Command): void {
     .argument('<id>', 'credential id')
     .option('--json', 'print the result as JSON')
     .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
-      await services.credentials.delete(id)
+      await services.credentials.delete(id, operator())
       if (opts.json) return printJson({ deleted: id })
       process.stdout.write(`Deleted ${id}\n`)
     }))

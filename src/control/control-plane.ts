@@ -3,7 +3,7 @@
 // operations; every write they make is audited in its own transaction.
 import type { Logger } from 'pino'
 import { ApiError, invalidMany } from '../contract/errors.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller, CredentialChangeHook } from '../auth/credentials.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'
@@ -109,6 +109,21 @@ export class ControlPlane {
 
   decide(id: string, decider: Actor, decision: 'approve' | 'reject', reason: string, requestId: string | null): Promise<Approval> {
     return this.approvals.decide(id, decider, decision, reason, requestId)
+  }
+
+  /**
+   * The credential service's change hook: every lifecycle change (admin API, panel, CLI) is
+   * audited in the change's own transaction. Records carry the credential's id, label,
+   * scopes and status, never its token or digest.
+   */
+  readonly auditCredentialChange: CredentialChangeHook = async (tx, change) => {
+    const c = change.credential
+    await appendAudit(tx, {
+      category: 'credential', action: change.action, outcome: 'success',
+      actor: change.by ?? { type: 'system', id: 'unattributed' }, requestId: null, entity: { type: 'credential', id: c.id },
+      summary: `${change.action} credential ${c.id} (${c.label})`,
+      metadata: { label: c.label, scopes: c.scopes, status: c.status, expiresAt: c.expiresAt, boundaries: c.boundaries, ...(change.changed ? { changed: change.changed } : {}) },
+    })
   }
 
   /** Starts the approval expiry timer (with the app, when the control plane is on). */

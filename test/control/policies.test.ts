@@ -63,7 +63,7 @@ test('policy input: unknown fields, bad values, patterns matching no action, unk
     assert.ok(res.json().error.details.some((d: { param: string }) => d.param === param), `${JSON.stringify(body)} names ${param}: ${res.body}`)
   }
   assert.equal(await app.count('control_policies'), 0)
-  assert.equal(await app.count('control_audit'), 0)
+  assert.equal(await app.controlAuditCount(), 0)
 })
 
 test('resolution: exact beats wildcard, longer literal beats shorter, a disabled match blocks, no match needs two approvals', async (t) => {
@@ -110,7 +110,7 @@ test('simulation reports scopes, payload errors, limits and approval state, and 
   t.after(() => app.close())
   await app.upsertPolicy({ handle: 'price', displayName: 'Prices', actionPattern: 'variant.setPrice', requiredScope: 'variants:read', requiredApprovals: 1, limits: { maxPriceChangePercent: 10 } })
   const onlySimulate = await app.token(['control:actions:simulate'])
-  const auditBefore = await app.count('control_audit')
+  const auditBefore = await app.controlAuditCount()
   const changesBefore = await app.count('change_log')
 
   let sim = await simulate(app, onlySimulate, 'variant.setPrice', { variantId: app.ids.variants, price: 30 })
@@ -135,7 +135,7 @@ test('simulation reports scopes, payload errors, limits and approval state, and 
   assert.equal(missing.approval.usable, false)
   assert.ok(missing.reasons.includes('approval apr_nope not found'))
 
-  assert.equal(await app.count('control_audit'), auditBefore, 'simulation is not audited as a change')
+  assert.equal(await app.controlAuditCount(), auditBefore, 'simulation is not audited as a change')
   assert.equal(await app.count('change_log'), changesBefore)
   assert.equal(await app.count('control_executions'), 0)
   assert.equal(await app.count('control_approvals'), 0)

@@ -2,8 +2,9 @@
 // service): list, create (the token is shown once), show, update, rotate, pause, resume,
 // revoke and delete. Listings never carry tokens or their digests, only a short hint.
 import { Type, type TObject } from '@sinclair/typebox'
+import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../contract/errors.js'
-import { expiryFromDuration, type CreateCredentialInput } from '../../auth/credentials.js'
+import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor } from '../../auth/credentials.js'
 import { assertValid } from '../../store/validation.js'
 import { credentialId } from './admin-params.js'
 import { sendAdminData, type AdminRoutes } from './admin-route.js'
@@ -47,6 +48,9 @@ function credentialInput(schema: TObject, body: unknown): Partial<CreateCredenti
   return { ...rest, expiresAt: expiryFromDuration(expiresIn) }
 }
 
+/** The admin behind a request, for the audit log. */
+const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: request.admin?.id ?? 'admin' })
+
 export const credentialRoutes: AdminRoutes = (admin, { services }) => {
   const { credentials } = services
 
@@ -54,7 +58,7 @@ export const credentialRoutes: AdminRoutes = (admin, { services }) => {
 
   admin.post('/credentials', async (request, reply) => {
     const input = credentialInput(CreateCredentialBody, request.body) as CreateCredentialInput
-    const { credential, token } = await credentials.create(input)
+    const { credential, token } = await credentials.create(input, by(request))
     return sendAdminData(reply, request, { ...credential, token }, 201)
   })
 
@@ -63,21 +67,21 @@ export const credentialRoutes: AdminRoutes = (admin, { services }) => {
 
   admin.patch('/credentials/:id', async (request, reply) => {
     const id = credentialId(request.params)
-    return sendAdminData(reply, request, await credentials.update(id, credentialInput(UpdateCredentialBody, request.body)))
+    return sendAdminData(reply, request, await credentials.update(id, credentialInput(UpdateCredentialBody, request.body), by(request)))
   })
 
   admin.post('/credentials/:id/rotate', async (request, reply) => {
-    const { credential, token } = await credentials.rotate(credentialId(request.params))
+    const { credential, token } = await credentials.rotate(credentialId(request.params), by(request))
     return sendAdminData(reply, request, { ...credential, token })
   })
 
   for (const [action, status] of [['pause', 'paused'], ['resume', 'active'], ['revoke', 'revoked']] as const) {
     admin.post(`/credentials/:id/${action}`, async (request, reply) =>
-      sendAdminData(reply, request, await credentials.setStatus(credentialId(request.params), status)))
+      sendAdminData(reply, request, await credentials.setStatus(credentialId(request.params), status, by(request))))
   }
 
   admin.delete('/credentials/:id', async (request, reply) => {
-    await credentials.delete(credentialId(request.params))
+    await credentials.delete(credentialId(request.params), by(request))
     return reply.code(204).send()
   })
 }

@@ -28,6 +28,8 @@ export interface ControlApp extends TestApp {
   upsertPolicy(policy: Record<string, unknown>): Promise<TestResponse>
   /** Number of rows in a table. */
   count(table: string): Promise<number>
+  /** Audit records other than credential lifecycle ones (every issued test token adds one). */
+  controlAuditCount(): Promise<number>
 }
 
 export const provenance = { source: 'test-suite', agentId: 'agent-1', traceId: 'trace-1' }
@@ -49,6 +51,10 @@ export async function controlApp(dialect: DialectName, env: Record<string, strin
     upsertPolicy: (policy: Record<string, unknown>) => app.post(`${CONTROL}/policies/upsert`, policy, policyToken),
     async count(table: string) {
       const row = await app.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
+      return Number(row.n)
+    },
+    async controlAuditCount() {
+      const row = await app.database.db.selectFrom('control_audit').select((eb) => eb.fn.countAll().as('n')).where('category', '!=', 'credential').executeTakeFirstOrThrow()
       return Number(row.n)
     },
   })
