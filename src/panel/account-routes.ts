@@ -1,17 +1,20 @@
 // The Accounts screens and actions: each action calls the CredentialService method the
-// admin API's credential routes call (create, rotate, setStatus, delete). New and rotated
-// tokens are rendered straight into the answer (never stored, never redirected), so they
-// are shown exactly once.
-import type { FastifyInstance } from 'fastify'
+// admin API's credential routes call (create, rotate, setStatus, delete), with the signed-in
+// admin as the actor the audit log records. New and rotated tokens are rendered straight
+// into the answer (never stored, never redirected), so they are shown exactly once.
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { credentialId } from '../api/admin/admin-params.js'
 import { ApiError, notFound } from '../contract/errors.js'
 import { scopeCatalog, scopeEnabled } from '../auth/scopes.js'
-import type { CredentialStatus } from '../auth/credentials.js'
+import type { CredentialChangeActor, CredentialStatus } from '../auth/credentials.js'
 import { emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, confirmView, tokenView } from './views/account-views.js'
 
 const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resume: 'active', revoke: 'revoked' }
+
+/** The signed-in admin, recorded in the audit log as the admin API records it. */
+const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: sessionOf(request).username })
 
 export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { credentials, settings } = ctx.services
@@ -29,7 +32,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
   panel.post('/accounts', async (request, reply) => {
     const values = readAccountForm(formOf(request))
     try {
-      const { credential, token } = await credentials.create(toCreateInput(values))
+      const { credential, token } = await credentials.create(toCreateInput(values), by(request))
       return renderPage(ctx, request, reply, { ...page, title: 'Credential created' }, tokenView(credential, token, 'created'), 201)
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
@@ -51,13 +54,13 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
   })
 
   panel.post('/accounts/:id/rotate', async (request, reply) => {
-    const { credential, token } = await credentials.rotate(credentialId(request.params))
+    const { credential, token } = await credentials.rotate(credentialId(request.params), by(request))
     return renderPage(ctx, request, reply, { ...page, title: 'Token rotated' }, tokenView(credential, token, 'rotated'))
   })
 
   for (const [action, status] of Object.entries(STATUS_ACTIONS)) {
     panel.post(`/accounts/:id/${action}`, async (request, reply) => {
-      const c = await credentials.setStatus(credentialId(request.params), status)
+      const c = await credentials.setStatus(credentialId(request.params), status, by(request))
       return redirectWith(ctx, request, reply, { kind: 'ok', text: `${c.label}: now ${c.status}.` }, `accounts/${c.id}`)
     })
   }
@@ -65,7 +68,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
   panel.post('/accounts/:id/delete', async (request, reply) => {
     const id = credentialId(request.params)
     const c = await credentials.get(id)
-    await credentials.delete(id)
+    await credentials.delete(id, by(request))
     return redirectWith(ctx, request, reply, { kind: 'ok', text: `Deleted ${c.label}.` }, 'accounts')
   })
 }

@@ -1,6 +1,7 @@
 // Approvals and Audit screens (control plane on): a pending dual approval with its
 // progress, decided by two different panel admins (never twice by the same one), history,
-// and the audit list with its chain verification, which turns red when a record is edited.
+// credential changes audited with the panel admin as actor, and the audit list with its
+// chain verification, which turns red when a record is edited.
 // Without the experimental flag neither screen exists.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -51,6 +52,11 @@ test('approvals: dual approval by two admins from the panel, history and a verif
   const history = (await get(app, '/gatehouse/cp/approvals', cookie2)).body
   assert.match(history, /No approval is waiting for a decision/)
   assert.match(history, /<span class="badge approved">approved<\/span><\/td>\s*<td>2 of 2<\/td>/)
+
+  // Credential changes made in the panel are audited with the admin as actor, as through the admin API.
+  assert.equal((await first.submit('/gatehouse/cp/accounts', { label: 'audited', scopes: ['products:read'] })).statusCode, 201)
+  const credentialRecords = await app.database.db.selectFrom('control_audit').select(['action', 'actor_type', 'actor_id']).where('category', '=', 'credential').orderBy('id', 'desc').limit(1).execute()
+  assert.deepEqual(credentialRecords.map((r) => [r.action, r.actor_type, r.actor_id]), [['create', 'admin', 'ops-admin']])
 
   // Audit: newest first, verified; an edited record breaks the chain and the page says so.
   const audit = await first.page('/gatehouse/cp/audit')
