@@ -24,7 +24,7 @@ function describeSchema(s: TSchema): string {
   const bits: string[] = [String(s.type ?? 'any')]
   if (s.format) bits.push(s.format as string)
   if (s.minimum !== undefined || s.maximum !== undefined) bits.push(`${s.minimum ?? ''}..${s.maximum ?? ''}`)
-  if (s.default !== undefined) bits.push(`default ${String(s.default)}`)
+  if (s.default !== undefined) bits.push(`default ${typeof s.default === 'object' ? JSON.stringify(s.default) : String(s.default)}`)
   return bits.join(', ')
 }
 
