@@ -93,6 +93,13 @@ for (const dialect of await testDialects()) {
     const audit = (await app.get(`${CONTROL}/audit?category=approval`, await app.token(['control:audit:read']))).json().data
     assert.deepEqual(audit.map((a: { action: string; outcome: string }) => `${a.action}:${a.outcome}`),
       ['request:success', 'request:success', 'approve:denied', 'approve:success', 'approve:denied', 'approve:success'])
+
+    // Two deciders at once: neither decision is lost (the version check makes one re-read).
+    const raced = (await app.request(agent, 'order.refund', { orderId: app.ids.orders, amount: 1 })).json().data.id
+    const both = await Promise.all([app.decide(d1, raced, 'approve', 'first'), app.decide(d2, raced, 'approve', 'second')])
+    assert.deepEqual(both.map((r) => r.statusCode), [200, 200])
+    const final = (await app.get(`${CONTROL}/approvals?id=${raced}`, d1)).json().data[0]
+    assert.deepEqual([final.status, final.approvalsGiven], ['approved', 2])
   })
 }
 
