@@ -37,9 +37,12 @@ test('credentials create, list --json, rotate, revoke and delete round trip', as
 
   // The API's authentication (the same service the server uses) accepts the token from an allowed address.
   const database = target.open()
-  t.after(() => database.close())
   const auth = new CredentialService(database, testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url }))
-  t.after(() => auth.close())
+  // Hooks run in the order they were added: flush the service before its database closes.
+  t.after(async () => {
+    await auth.close()
+    await database.close()
+  })
   const rejects = async (tok: string, message: RegExp) => {
     await assert.rejects(new CredentialService(database, testSettings()).authenticate(tok, '10.1.2.3'),
       (e: unknown) => e instanceof ApiError && e.code === 'UNAUTHORIZED' && message.test(e.message))
