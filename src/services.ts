@@ -40,6 +40,8 @@ export async function createServices(settings: Settings, database: Database, log
   const control = new ControlPlane(database, store, logger)
   // Credential lifecycle changes land in the control plane's audit log, in their own transaction.
   credentials.onChange = control.auditCredentialChange
+  // So do webhook probes and DLQ replays (DESIGN §8), whichever surface runs them.
+  webhooks.onOperation = control.auditWebhookOperation
   return {
     settings,
     database,

@@ -9,7 +9,7 @@ import { wholeNumber } from './arguments.js'
 import { CliError } from './cli-error.js'
 import { printJson, printTable } from './output.js'
 import { DeliveryWorker } from '../webhooks/delivery-worker.js'
-import { listDeadLetters, replayAll, replayOne, type DeadLetterStatus } from '../webhooks/dead-letters.js'
+import { listDeadLetters, type DeadLetterStatus } from '../webhooks/dead-letters.js'
 import { targetHost } from '../webhooks/probe.js'
 
 const NOT_CONFIGURED = 'webhook delivery is not configured: set PLUGIN_GATEHOUSE_WEBHOOK_URL and PLUGIN_GATEHOUSE_WEBHOOK_SECRET'
@@ -113,10 +113,11 @@ export function registerWebhookCommands(program: Command): void {
     .option('--all', 'replay failed items, oldest first')
     .option('--limit <n>', 'with --all: at most this many', wholeNumber(1, 1000))
     .option('--json', 'print the result as JSON')
-    .action((opts: { id?: number; all?: boolean; limit?: number; json?: boolean }) => withServices(async ({ database }) => {
+    .action((opts: { id?: number; all?: boolean; limit?: number; json?: boolean }) => withServices(async ({ services }) => {
       if ((opts.id === undefined) === (opts.all !== true)) throw new CliError('give either --id N or --all')
       if (opts.limit !== undefined && !opts.all) throw new CliError('--limit goes with --all')
-      const result = opts.all ? await replayAll(database, opts.limit ?? 1000) : await replayOne(database, opts.id as number)
+      const request = opts.all ? { mode: 'all' as const, limit: opts.limit ?? 1000 } : { mode: 'single' as const, id: opts.id as number }
+      const result = await services.webhooks.replay(request, { type: 'cli', id: safeUser() })
       if (opts.json) return printJson(result)
       process.stdout.write(result.replayed === 0
         ? 'Nothing to replay.\n'
@@ -127,7 +128,7 @@ export function registerWebhookCommands(program: Command): void {
     .description('send a signed synthetic delivery through the live URL and secret now (five-minute cooldown)')
     .option('--json', 'print the probe result as JSON')
     .action((opts: { json?: boolean }) => withServices(async ({ services }) => {
-      const result = await services.webhooks.probe(`cli:${safeUser()}`)
+      const result = await services.webhooks.probe(`cli:${safeUser()}`, { type: 'cli', id: safeUser() })
       if (opts.json) return printJson(result)
       process.stdout.write(`Probe ${result.probeId} to ${result.targetHost}: ${result.status}` +
         `${result.statusCode !== null ? ` (HTTP ${result.statusCode})` : ''}${result.error && result.statusCode === null ? ` (${result.error})` : ''} in ${result.durationMs} ms\n`)

@@ -8,7 +8,7 @@ import { AUDIT_GENESIS_HASH } from '../store/migrations/008-control-plane.js'
 import { canonicalJson, sha256Hex } from './canonical-json.js'
 import type { Actor } from './actor.js'
 
-export type AuditCategory = 'policy' | 'approval' | 'execution' | 'credential'
+export type AuditCategory = 'policy' | 'approval' | 'execution' | 'credential' | 'webhook'
 export type AuditOutcome = 'success' | 'failure' | 'blocked' | 'denied'
 
 export interface AuditEntity {

@@ -7,6 +7,7 @@ import type { Caller, CredentialChangeHook } from '../auth/credentials.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'
+import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
 import { appendAudit, type AuditInput } from './audit-log.js'
 import { credentialActor, type Actor } from './actor.js'
 import { checkBoundaries } from './boundaries.js'
@@ -123,6 +124,34 @@ export class ControlPlane {
       actor: change.by ?? { type: 'system', id: 'unattributed' }, requestId: null, entity: { type: 'credential', id: c.id },
       summary: `${change.action} credential ${c.id} (${c.label})`,
       metadata: { label: c.label, scopes: c.scopes, status: c.status, expiresAt: c.expiresAt, boundaries: c.boundaries, ...(change.changed ? { changed: change.changed } : {}) },
+    })
+  }
+
+  /**
+   * The webhook service's operation hook: probes (delivered, failed, or refused inside the
+   * cooldown) and DLQ replays, whoever ran them, in the operation's own transaction. Records
+   * carry the probe id, status code and target host (scheme, host, port), never the secret
+   * or the URL's path; replays carry the mode and the ids put back in the queue.
+   */
+  readonly auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
+    if (op.kind === 'probe') {
+      const a = op.attempt
+      await appendAudit(tx, {
+        category: 'webhook', action: 'probe', outcome: op.outcome === 'delivered' ? 'success' : op.outcome === 'failed' ? 'failure' : 'denied',
+        actor: op.by, requestId: null, entity: a ? { type: 'webhook_probe', id: a.probeId } : null,
+        summary: a ? `Probe ${a.probeId} ${a.status}${a.statusCode !== null ? ` (HTTP ${a.statusCode})` : ''}` : 'Probe refused: one ran less than five minutes ago',
+        metadata: a
+          ? { result: op.outcome, probeId: a.probeId, statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, targetHost: a.targetHost }
+          : { result: op.outcome },
+      })
+      return
+    }
+    const { request, result } = op
+    await appendAudit(tx, {
+      category: 'webhook', action: 'replay', outcome: 'success', actor: op.by, requestId: null,
+      entity: request.mode === 'single' ? { type: 'webhook_dead_letter', id: String(request.id) } : null,
+      summary: `Replayed ${result.replayed} dead letter${result.replayed === 1 ? '' : 's'} (${result.mode})`,
+      metadata: { mode: result.mode, ...(request.mode === 'all' ? { limit: request.limit } : { id: request.id }), replayed: result.replayed, ids: result.ids },
     })
   }
 

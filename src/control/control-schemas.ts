@@ -231,7 +231,7 @@ export const AuditRecordSchema = Type.Object({
 }, { additionalProperties: false })
 
 export const AuditQuery = Type.Object({
-  category: Type.Optional(literals(['policy', 'approval', 'execution', 'credential'])),
+  category: Type.Optional(literals(['policy', 'approval', 'execution', 'credential', 'webhook'])),
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   outcome: Type.Optional(literals(['success', 'failure', 'blocked', 'denied'])),
   actorId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

@@ -5,10 +5,10 @@ import type { FastifyInstance } from 'fastify'
 import { recordId } from '../api/admin/admin-params.js'
 import { ApiError } from '../contract/errors.js'
 import { lifecycleReport } from '../ops/lifecycle.js'
-import { listDeadLetters, replayAll, replayOne, showDeadLetter } from '../webhooks/dead-letters.js'
+import { listDeadLetters, showDeadLetter } from '../webhooks/dead-letters.js'
 import { clearSink, sinkView } from '../webhooks/sink-captures.js'
 import { sinkEnabled } from '../webhooks/sink-url.js'
-import { triggeredBy } from '../webhooks/admin-routes.js'
+import { adminActor, triggeredBy } from '../webhooks/admin-routes.js'
 import type { Flash } from './panel-sessions.js'
 import { redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { deadLetterView, statusView } from './views/status-view.js'
@@ -56,7 +56,7 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
 
   panel.post('/status/probe', async (request, reply) => {
     const flash = await outcome(async () => {
-      const p = await webhooks.probe(triggeredBy(request))
+      const p = await webhooks.probe(triggeredBy(request), adminActor(request))
       return p.status === 'delivered'
         ? { kind: 'ok', text: `Probe ${p.probeId} delivered: HTTP ${p.statusCode} in ${p.durationMs} ms.` }
         : { kind: 'error', text: `Probe ${p.probeId} failed: ${p.statusCode !== null ? `HTTP ${p.statusCode}` : p.error ?? 'no answer'}.` }
@@ -71,16 +71,14 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
 
   panel.post('/status/dlq/:id/replay', async (request, reply) => {
     const flash = await outcome(async () => {
-      const r = await replayOne(database, recordId(request.params))
-      if (r.replayed > 0) webhooks.wakeWorker()
+      const r = await webhooks.replay({ mode: 'single', id: recordId(request.params) }, adminActor(request))
       return r.replayed > 0 ? { kind: 'ok', text: `Replayed dead letter ${r.ids.join(', ')}.` } : { kind: 'ok', text: 'Already queued for replay.' }
     })
     return redirectWith(ctx, request, reply, flash, 'status#dlq')
   })
 
   panel.post('/status/dlq/replay-all', async (request, reply) => {
-    const r = await replayAll(database, REPLAY_ALL_LIMIT)
-    if (r.replayed > 0) webhooks.wakeWorker()
+    const r = await webhooks.replay({ mode: 'all', limit: REPLAY_ALL_LIMIT }, adminActor(request))
     return redirectWith(ctx, request, reply, { kind: 'ok', text: `Replayed ${r.replayed} dead letter(s).` }, 'status#dlq')
   })
 

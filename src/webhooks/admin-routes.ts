@@ -6,10 +6,11 @@ import type { FastifyRequest } from 'fastify'
 import { sendAdminData, type AdminRoutes } from '../api/admin/admin-route.js'
 import { recordId } from '../api/admin/admin-params.js'
 import { DlqQuery, ReplayBody, replayRequest } from './dlq-schemas.js'
-import { listDeadLetters, replayAll, replayOne, showDeadLetter } from './dead-letters.js'
+import { listDeadLetters, showDeadLetter } from './dead-letters.js'
 import { clearSink, sinkView } from './sink-captures.js'
 import { sinkEnabled } from './sink-url.js'
 import { invalid } from '../contract/errors.js'
+import type { WebhookActor } from './webhook-service.js'
 
 /** Who triggered an operator action, as the probe payload and ledger show it. */
 export function triggeredBy(request: FastifyRequest): string {
@@ -17,6 +18,9 @@ export function triggeredBy(request: FastifyRequest): string {
   if (!admin) return 'admin'
   return admin.type === 'token' ? 'admin-token' : `admin:${admin.id}`
 }
+
+/** Who the audit log names for an admin's probe or replay: the admin token or the signed-in admin. */
+export const adminActor = (request: FastifyRequest): WebhookActor => ({ type: 'admin', id: request.admin?.id ?? 'admin' })
 
 export const webhookAdminRoutes: AdminRoutes = (admin, { services }) => {
   const { database, webhooks } = services
@@ -41,13 +45,11 @@ export const webhookAdminRoutes: AdminRoutes = (admin, { services }) => {
 
   admin.post('/webhooks/dlq/replay', { schema: { body: ReplayBody } }, async (request, reply) => {
     const req = replayRequest(request.body as Parameters<typeof replayRequest>[0])
-    const result = req.mode === 'all' ? await replayAll(database, req.limit) : await replayOne(database, req.id)
-    if (result.replayed > 0) webhooks.wakeWorker()
-    return sendAdminData(reply, request, result)
+    return sendAdminData(reply, request, await webhooks.replay(req, adminActor(request)))
   })
 
   admin.get('/webhooks/probe', async (request, reply) => sendAdminData(reply, request, await webhooks.probeLedger()))
-  admin.post('/webhooks/probe', async (request, reply) => sendAdminData(reply, request, await webhooks.probe(triggeredBy(request))))
+  admin.post('/webhooks/probe', async (request, reply) => sendAdminData(reply, request, await webhooks.probe(triggeredBy(request), adminActor(request))))
 
   if (!sinkEnabled(services.settings)) return
   admin.get('/webhooks/sink', async (request, reply) => sendAdminData(reply, request, await sinkView(database, services.settings)))

@@ -1,9 +1,10 @@
 // The dead-letter queue: deliveries that exhausted their attempts (`failed`), and those
 // replayed and waiting for delivery again (`queued`). A replayed item that is delivered
 // leaves the queue; one that fails again returns to `failed`. The machine API, the admin
-// API and the CLI all call these two operations.
+// API, the panel and the CLI all replay through WebhookService.replay, which runs these in
+// a transaction with the replay's audit record (hence `db`, which may be that transaction).
 import { sql } from 'kysely'
-import type { Database } from '../store/database.js'
+import type { Database, Db } from '../store/database.js'
 import { notFound } from '../contract/errors.js'
 
 export type DeadLetterStatus = 'failed' | 'queued'
@@ -90,18 +91,18 @@ const requeue = (now: number) => ({
  * not dead letters are a 404; an item already queued by an earlier replay is left as it is
  * (replayed 0), so retrying a replay request is harmless.
  */
-export async function replayOne(database: Database, id: number, now = Date.now()): Promise<ReplayResult> {
-  const row = await database.db.selectFrom('webhook_deliveries').select(['status'])
+export async function replayOne(db: Db, id: number, now = Date.now()): Promise<ReplayResult> {
+  const row = await db.selectFrom('webhook_deliveries').select(['status'])
     .where('id', '=', id).where('dead_lettered_at', 'is not', null).where('status', 'in', ['failed', 'queued']).executeTakeFirst()
   if (!row) throw notFound(`No dead-letter item with id ${id}`)
-  const res = await database.db.updateTable('webhook_deliveries').set(requeue(now))
+  const res = await db.updateTable('webhook_deliveries').set(requeue(now))
     .where('id', '=', id).where('status', '=', 'failed').executeTakeFirst()
   const replayed = Number(res.numUpdatedRows)
   return { replayed, mode: 'single', ids: replayed === 1 ? [id] : [] }
 }
 
 /** Replays up to `limit` failed items, oldest first. */
-export async function replayAll(database: Database, limit: number, now = Date.now()): Promise<ReplayResult> {
+export async function replayAll(db: Db, limit: number, now = Date.now()): Promise<ReplayResult> {
   // The outer status check makes two concurrent replays on PostgreSQL take each item once.
   const { rows } = await sql<{ id: number }>`
     UPDATE webhook_deliveries
@@ -109,7 +110,7 @@ export async function replayAll(database: Database, limit: number, now = Date.no
            replay_count = replay_count + 1, replayed_at = ${now}
      WHERE status = 'failed' AND id IN (
        SELECT id FROM webhook_deliveries WHERE status = 'failed' AND dead_lettered_at IS NOT NULL ORDER BY id LIMIT ${limit})
-    RETURNING id`.execute(database.db)
+    RETURNING id`.execute(db)
   const ids = rows.map((r) => Number(r.id)).sort((a, b) => a - b)
   return { replayed: ids.length, mode: 'all', ids }
 }

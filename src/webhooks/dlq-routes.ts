@@ -6,7 +6,7 @@ import type { Services } from '../services.js'
 import type { MachineRoute } from '../api/machine-route.js'
 import { queryDigest } from '../api/cursor.js'
 import { invalid } from '../contract/errors.js'
-import { listDeadLetters, replayAll, replayOne } from './dead-letters.js'
+import { listDeadLetters } from './dead-letters.js'
 import { DeadLetterItem, DlqQuery, ReplayBody, ReplayResultData, replayRequest } from './dlq-schemas.js'
 
 export function dlqRoutes(services: Services): MachineRoute[] {
@@ -38,11 +38,9 @@ export function dlqRoutes(services: Services): MachineRoute[] {
     summary: 'Replay one dead-letter item by id, or all failed items with mode=all',
     scope: 'webhooks:dlq:replay', body: ReplayBody, data: ReplayResultData,
     errors: ['INVALID_REQUEST', 'NOT_FOUND'],
-    handler: async ({ body }) => {
-      const req = replayRequest(body)
-      const result = req.mode === 'all' ? await replayAll(database, req.limit) : await replayOne(database, req.id)
-      if (result.replayed > 0) services.webhooks.wakeWorker()
-      return { data: result }
+    handler: async ({ body, caller }) => {
+      // Audited with the credential that asked.
+      return { data: await services.webhooks.replay(replayRequest(body), { type: 'credential', id: caller.credentialId }) }
     },
   }]
 }

@@ -4,7 +4,7 @@
 // queue or the receiver's own logic. A five-minute cooldown, kept in the database so it
 // holds across processes, prevents repeated probes; every probe lands in the ledger.
 import { randomUUID } from 'node:crypto'
-import type { Database } from '../store/database.js'
+import type { Database, Db } from '../store/database.js'
 import type { Settings } from '../settings.js'
 import { ApiError } from '../contract/errors.js'
 import { deliveryHeaders } from './signer.js'
@@ -65,7 +65,12 @@ async function takeCooldown(database: Database, now: number): Promise<void> {
   throw new ApiError('RATE_LIMIT_EXCEEDED', `A probe ran less than five minutes ago; try again in ${wait} seconds`, undefined, { 'Retry-After': String(wait) })
 }
 
-export async function runProbe(database: Database, settings: Settings, triggeredBy: string, now = Date.now()): Promise<ProbeAttempt> {
+/**
+ * Sends one probe and records it in the ledger; `record` runs in the ledger write's
+ * transaction (the audit hook), so the ledger and the audit log agree.
+ */
+export async function runProbe(database: Database, settings: Settings, triggeredBy: string, now = Date.now(),
+  record?: (tx: Db, attempt: ProbeAttempt) => Promise<void>): Promise<ProbeAttempt> {
   const url = settings.webhookUrl
   const secret = settings.webhookSecret
   if (!url || !secret) throw notConfigured()
@@ -80,11 +85,14 @@ export async function runProbe(database: Database, settings: Settings, triggered
     probeId, triggeredAt: payload.triggeredAt, triggeredBy, status: result.ok ? 'delivered' : 'failed',
     statusCode: result.statusCode, error: result.error, durationMs: result.durationMs, targetHost: targetHost(url), payload,
   }
-  await database.db.insertInto('webhook_probes').values({
-    probe_id: probeId, triggered_at: now, triggered_by: triggeredBy, status: attempt.status, status_code: result.statusCode,
-    error: result.error, duration_ms: result.durationMs, target_host: attempt.targetHost, payload: body,
-  }).execute()
-  await database.db.deleteFrom('webhook_probes').where('triggered_at', '<', now - LEDGER_RETENTION_MS).execute()
+  await database.db.transaction().execute(async (tx) => {
+    await tx.insertInto('webhook_probes').values({
+      probe_id: probeId, triggered_at: now, triggered_by: triggeredBy, status: attempt.status, status_code: result.statusCode,
+      error: result.error, duration_ms: result.durationMs, target_host: attempt.targetHost, payload: body,
+    }).execute()
+    await tx.deleteFrom('webhook_probes').where('triggered_at', '<', now - LEDGER_RETENTION_MS).execute()
+    await record?.(tx, attempt)
+  })
   return attempt
 }
 

@@ -1,8 +1,10 @@
 // The webhooks part as one process sees it: the outbox hook every content write runs, the
 // in-process delivery worker's lifecycle, and the operator operations (probe, sink
-// send-test, status) the admin API, the CLI and the control panel share.
+// send-test, replay, status) the admin API, the machine API, the CLI and the control panel
+// share. Probes and replays are reported to an optional hook (the control plane's audit log).
 import type { Logger } from 'pino'
-import type { Database } from '../store/database.js'
+import { ApiError } from '../contract/errors.js'
+import type { Database, Db } from '../store/database.js'
 import type { ChangeHook } from '../store/content-store.js'
 import type { Settings } from '../settings.js'
 import { outboxHook } from './outbox.js'
@@ -12,6 +14,25 @@ import { sendTestDelivery, type TestDeliveryResult } from './send-test.js'
 import { queueStats, type QueueStats } from './queue-stats.js'
 import { loadInterestHolders, routingModeOf, type RoutingMode } from './targeting.js'
 import { sinkEnabled } from './sink-url.js'
+import { replayAll, replayOne, type ReplayResult } from './dead-letters.js'
+import type { ReplayRequest } from './dlq-schemas.js'
+
+/** Who ran a probe or replay: the admin API and panel pass the admin, the CLI the operator, the machine API the credential. */
+export interface WebhookActor {
+  readonly type: 'admin' | 'cli' | 'credential'
+  readonly id: string
+}
+
+export type WebhookOperation =
+  | { readonly kind: 'probe'; readonly outcome: 'delivered' | 'failed' | 'cooldown-refused'; readonly attempt: ProbeAttempt | null; readonly by: WebhookActor }
+  | { readonly kind: 'replay'; readonly request: ReplayRequest; readonly result: ReplayResult; readonly by: WebhookActor }
+
+/**
+ * Runs inside the transaction of each probe's ledger write and each replay (the control
+ * plane's audit log is written through it), so the operation and its record commit
+ * together. A callback, so this part does not depend on the control plane.
+ */
+export type WebhookOperationHook = (tx: Db, operation: WebhookOperation) => Promise<void>
 
 export interface WebhookStatus {
   readonly configured: boolean
@@ -29,6 +50,8 @@ export interface WebhookStatus {
 export class WebhookService {
   readonly outboxHook: ChangeHook
   private worker: DeliveryWorker | undefined
+  /** Set by createServices: audits probes and replays. */
+  onOperation: WebhookOperationHook | undefined
 
   constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger) {
     // The hook runs before the write commits. On SQLite the worker's claim waits for the
@@ -64,8 +87,30 @@ export class WebhookService {
     this.worker?.wake()
   }
 
-  probe(triggeredBy: string): Promise<ProbeAttempt> {
-    return runProbe(this.database, this.settings, triggeredBy)
+  /** `triggeredBy` is what the probe payload and ledger show; `by` is who the audit log names. */
+  async probe(triggeredBy: string, by: WebhookActor): Promise<ProbeAttempt> {
+    try {
+      return await runProbe(this.database, this.settings, triggeredBy, Date.now(),
+        (tx, attempt) => this.onOperation?.(tx, { kind: 'probe', outcome: attempt.status, attempt, by }) ?? Promise.resolve())
+    } catch (err) {
+      // A refusal inside the cooldown is audited too (in a transaction of its own: nothing else is written).
+      const hook = this.onOperation
+      if (hook && err instanceof ApiError && err.code === 'RATE_LIMIT_EXCEEDED') {
+        await this.database.db.transaction().execute((tx) => hook(tx, { kind: 'probe', outcome: 'cooldown-refused', attempt: null, by }))
+      }
+      throw err
+    }
+  }
+
+  /** Replays one dead letter or all failed ones, audited in the same transaction, then wakes the worker. */
+  async replay(request: ReplayRequest, by: WebhookActor): Promise<ReplayResult> {
+    const result = await this.database.db.transaction().execute(async (tx) => {
+      const r = request.mode === 'all' ? await replayAll(tx, request.limit) : await replayOne(tx, request.id)
+      await this.onOperation?.(tx, { kind: 'replay', request, result: r, by })
+      return r
+    })
+    if (result.replayed > 0) this.wakeWorker()
+    return result
   }
 
   probeLedger(limit?: number): Promise<ProbeLedger> {
