@@ -1,10 +1,11 @@
 // One snapshot of every metric: this process's request counters and histograms, and the
 // shared state read from the database (queue, dead letters, workers, window signals,
-// open incidents). /metrics sends it as JSON or as Prometheus text.
+// open incidents, pending approvals). /metrics sends it as JSON or as Prometheus text.
 import type { Operations } from './operations.js'
 import type { LatencyHistogram, RequestCount } from './metrics-registry.js'
 import type { SignalName } from './signal-recorder.js'
 import { readWebhookState, type WebhookState } from './webhook-state.js'
+import { readApprovalsPending } from './approval-state.js'
 import { VERSION } from './version.js'
 
 export interface MetricsSnapshot {
@@ -26,6 +27,8 @@ export interface MetricsSnapshot {
     readonly workers: WebhookState['workers']
   }
   readonly incidentsOpen: { readonly warn: number; readonly critical: number }
+  /** Approvals waiting for a decision; 0 while the control plane is off. */
+  readonly approvalsPending: number
 }
 
 export async function metricsSnapshot(ops: Operations, now = Date.now()): Promise<MetricsSnapshot> {
@@ -57,5 +60,6 @@ export async function metricsSnapshot(ops: Operations, now = Date.now()): Promis
       warn: open.filter((i) => i.currentSeverity === 'warn').length,
       critical: open.filter((i) => i.currentSeverity === 'critical').length,
     },
+    approvalsPending: await readApprovalsPending(services.database.db, services.settings.writesExperimental),
   }
 }

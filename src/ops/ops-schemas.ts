@@ -61,6 +61,7 @@ export const MetricsData = Type.Object({
     workers: Type.Array(Worker),
   }, { additionalProperties: false }),
   incidentsOpen: Type.Object({ warn: Type.Integer(), critical: Type.Integer() }, { additionalProperties: false }),
+  approvalsPending: Type.Integer({ description: 'Control-plane approvals waiting for a decision; 0 while PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is off' }),
 }, { additionalProperties: false, description: 'With Accept: text/plain the body is Prometheus text exposition instead of the envelope' })
 
 export const IncidentsQuery = Type.Object({

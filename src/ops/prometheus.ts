@@ -70,5 +70,6 @@ export function prometheusText(m: MetricsSnapshot): string {
   e.family('gatehouse_incidents_open', 'gauge', 'Open incidents by current severity.', [
     [{ severity: 'warn' }, m.incidentsOpen.warn], [{ severity: 'critical' }, m.incidentsOpen.critical],
   ])
+  e.family('gatehouse_approvals_pending', 'gauge', 'Control-plane approvals waiting for a decision (0 while the control plane is off).', [[{}, m.approvalsPending]])
   return e.text()
 }

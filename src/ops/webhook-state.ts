@@ -32,7 +32,8 @@ export const EMPTY_WEBHOOK_STATE: WebhookState = Object.freeze({
   byStatus: { queued: 0, delivered: 0, failed: 0 }, window: { delivered: 0, failedAttempts: 0, deadLettered: 0 }, workers: [],
 })
 
-function missingTable(err: unknown): boolean {
+/** The error of reading a table that does not exist (PostgreSQL 42P01, or SQLite's message). */
+export function missingTable(err: unknown): boolean {
   const e = err as { code?: string; message?: string }
   return e?.code === '42P01' || /no such table/i.test(e?.message ?? '')
 }

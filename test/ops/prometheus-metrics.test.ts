@@ -1,11 +1,13 @@
 // /metrics with Accept: text/plain is Prometheus text that an independent parser
 // (parse-prometheus-text-format from npm) reads back to the same numbers the JSON form
-// reports; rate-limit denials are counted too.
+// reports; rate-limit denials are counted too, and so are pending approvals (0 while the
+// control plane is off).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import parsePrometheusTextFormat from 'parse-prometheus-text-format'
 import { buildTestApp } from '../helpers/test-app.js'
+import { ADMIN_TOKEN, AGENT_SCOPES, controlApp } from '../control/helpers/control-app.js'
 
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -53,6 +55,8 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     assert.equal(value('gatehouse_webhook_deliveries', { status: 'failed' }), 0)
     assert.equal(value('gatehouse_window_signal', { signal: 'auth_failures' }), 4)
     assert.equal(value('gatehouse_window_signal', { signal: 'rate_limited' }), 1)
+    assert.equal(family('gatehouse_approvals_pending').type, 'GAUGE')
+    assert.equal(value('gatehouse_approvals_pending'), 0, 'the control plane is off')
 
     const hist = family('gatehouse_http_request_duration_seconds')
     assert.equal(hist.type, 'HISTOGRAM')
@@ -78,6 +82,7 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     assert.equal(json.data.scopeDenials, 2)
     assert.equal(json.data.authFailures, 4)
     assert.equal(json.data.version, version)
+    assert.equal(json.data.approvalsPending, 0)
     // A Prometheus scraper's Accept header picks text; a browser-like one keeps JSON.
     const scrape = await app.get('/gatehouse/v1/metrics', metricsToken, { accept: 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2' })
     assert.match(String(scrape.headers['content-type']), /^text\/plain/)
@@ -88,6 +93,36 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     const other = await app.get('/gatehouse/v1/metrics', await app.issueToken(['health:read']), { accept: 'text/plain' })
     assert.equal(other.statusCode, 403)
     assert.equal(other.json().error.message, 'Missing required scope: metrics:read')
+  } finally {
+    await app.close()
+  }
+})
+
+test('approvals pending: a gauge of approvals waiting for a decision, in JSON and Prometheus text', async () => {
+  const app = await controlApp('sqlite')
+  try {
+    const metricsToken = await app.issueToken(['metrics:read'])
+    const agent = await app.token(AGENT_SCOPES)
+    const pending = async () => {
+      const json = (await app.get('/gatehouse/v1/metrics', metricsToken)).json().data.approvalsPending
+      const text = (await app.get('/gatehouse/v1/metrics', metricsToken, { accept: 'text/plain' })).body
+      const [gauge] = parsePrometheusTextFormat(text).find((f) => f.name === 'gatehouse_approvals_pending')?.metrics ?? []
+      return [json, Number(gauge?.value)]
+    }
+    assert.deepEqual(await pending(), [0, 0])
+    for (const status of ['shipped', 'cancelled']) {
+      const res = await app.request(agent, 'order.setStatus', { orderId: app.ids.orders, status })
+      assert.ok(res.statusCode < 300, res.body)
+    }
+    assert.deepEqual(await pending(), [2, 2])
+    // A decided approval no longer waits.
+    const [first] = (await app.database.db.selectFrom('control_approvals').select('id').orderBy('created_at').execute())
+    const admin = await app.app.inject({
+      method: 'POST', url: `/gatehouse/admin/v1/control/approvals/${first.id}/decide`, payload: JSON.stringify({ decision: 'reject', reason: 'not now' }),
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    })
+    assert.equal(admin.statusCode, 200, admin.body)
+    assert.deepEqual(await pending(), [1, 1])
   } finally {
     await app.close()
   }
