@@ -104,14 +104,26 @@ async function listChanges(services: Services, { query, caller }: RouteContext):
 
   // Snapshots: one query per type on the page.
   const snapshots = new Map<string, string>()
+  // Records the caller may not see in their current status (entries other than live without
+  // entries:read_all_statuses) leave its view: they appear as deletes without a snapshot,
+  // which also tells a mirror to drop an entry that was unpublished.
+  const hidden = new Set<string>()
   for (const t of new Set(page.filter((c) => c.action !== 'deleted').map((c) => c.resourceType))) {
     const r = resourceByChangeType(t) as Resource
     const ids = [...new Set(page.filter((c) => c.resourceType === t && c.action !== 'deleted').map((c) => c.resourceId))]
     const docs = await services.reader.docsByIds(r, ids, visibility(r, caller).withSensitive)
-    for (const [id, row] of docs) snapshots.set(`${t}:${id}`, renderRow(row, fields))
+    const restricted = r.status?.otherStatusesScope !== undefined && !caller.scopes.has(r.status.otherStatusesScope)
+    for (const [id, row] of docs) {
+      if (restricted && (JSON.parse(row.doc) as { status?: string }).status !== r.status?.default) hidden.add(`${t}:${id}`)
+      else snapshots.set(`${t}:${id}`, renderRow(row, fields))
+    }
   }
-  const items = page.map((c) =>
-    `{"resourceType":${JSON.stringify(c.resourceType)},"resourceId":${c.resourceId},"action":"${c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${c.action === 'deleted' ? 'null' : (snapshots.get(`${c.resourceType}:${c.resourceId}`) ?? 'null')}}`)
+  const items = page.map((c) => {
+    const key = `${c.resourceType}:${c.resourceId}`
+    const action = hidden.has(key) ? 'deleted' : c.action
+    const snapshot = action === 'deleted' ? 'null' : (snapshots.get(key) ?? 'null')
+    return `{"resourceType":${JSON.stringify(c.resourceType)},"resourceId":${c.resourceId},"action":"${action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
+  })
   const last = page[page.length - 1]
   // The feed always hands back a position to resume from, also at its end, so a follower
   // can poll for new changes without missing any (see docs/decisions.md).

@@ -48,6 +48,12 @@ export function isDatabaseDown(err: unknown): boolean {
   return typeof e.message === 'string' && /(driver has already been destroyed|Connection terminated|database connection is not open|Cannot use a pool after calling end)/i.test(e.message)
 }
 
+/** Deadlocks and serialization failures (PostgreSQL), a busy database (SQLite): safe to retry. */
+export function isWriteConflict(err: unknown): boolean {
+  const code = (err as { code?: string } | null)?.code
+  return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT'
+}
+
 export function toApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string }
@@ -65,6 +71,7 @@ export function toApiError(err: unknown): ApiError | undefined {
     return new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }])
   }
   if (isDatabaseDown(err)) return new ApiError('SERVICE_UNAVAILABLE', 'The database cannot be reached', undefined, { 'Retry-After': '5' })
+  if (isWriteConflict(err)) return new ApiError('CONFLICT', 'A concurrent write conflicted with this one; retry the request', undefined, { 'Retry-After': '1' })
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ApiError(fe.statusCode === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', 'Invalid request')
   }

@@ -54,7 +54,7 @@ export class ContentStore {
   async transaction<T>(fn: (w: StoreWriter) => Promise<T>): Promise<T> {
     try {
       return await this.database.db.transaction().execute(async (trx) => {
-        const w = new StoreWriter(trx, this.database, this.options)
+        const w = new StoreWriter(trx, this.database, this.options, true)
         const result = await fn(w)
         await w.flush(this.hooks)
         return result
@@ -98,7 +98,13 @@ export class StoreWriter {
   private readonly knownRefs = new Map<string, Set<unknown>>()
   private lastStamp = 0
 
-  constructor(readonly tx: Db, private readonly database: Database, private readonly options: ContentStoreOptions = {}) {}
+  /**
+   * @param locking inside a write transaction, reads lock the rows they read (PostgreSQL
+   *   `FOR UPDATE`), so a read-modify-write never works from a copy another transaction is
+   *   changing: without it two concurrent refunds or stock adjustments both read the old
+   *   value and the last one wins. SQLite transactions hold the write lock from BEGIN.
+   */
+  constructor(readonly tx: Db, private readonly database: Database, private readonly options: ContentStoreOptions = {}, private readonly locking = false) {}
 
   /**
    * Millisecond timestamp, never decreasing within this writer. Never ahead of the clock:
@@ -112,9 +118,11 @@ export class StoreWriter {
 
   async get(type: string, id: number): Promise<Doc | undefined> {
     const r = resourceOrThrow(type)
-    const row = await this.tx.selectFrom(r.table)
+    let query = this.tx.selectFrom(r.table)
       .select([this.database.adapter.docText('doc').as('doc'), this.database.adapter.docText('sensitive').as('sensitive')])
-      .where('id', '=', id).executeTakeFirst()
+      .where('id', '=', id)
+    if (this.locking && this.database.adapter.name === 'postgres') query = query.forUpdate()
+    const row = await query.executeTakeFirst()
     if (!row) return undefined
     return { ...JSON.parse(row.doc as string), ...(row.sensitive ? JSON.parse(row.sensitive as string) : {}) }
   }
@@ -213,6 +221,9 @@ export class StoreWriter {
   }
 
   private async refreshProduct(productId: number): Promise<void> {
+    // The product row is locked before its variants are read: a concurrent transaction that
+    // changed another variant either committed already (and this read sees it) or waits for
+    // this one and then recomputes from both changes.
     const product = await this.get('products', productId)
     if (!product) return
     const rows = await this.tx.selectFrom('variants').select(this.database.adapter.docText('doc').as('doc'))

@@ -145,7 +145,11 @@ function withStatementCache(conn: SQLite.Database): SQLite.Database {
   return new Proxy(conn, {
     get(target, prop) {
       if (prop === 'prepare') {
-        return (text: string) => {
+        return (sqlText: string) => {
+          // Write transactions take SQLite's write lock at BEGIN (waiting up to busy_timeout)
+          // rather than at their first write, where a second process's commit would make
+          // them fail with SQLITE_BUSY_SNAPSHOT instead of waiting.
+          const text = sqlText === 'begin' ? 'begin immediate' : sqlText
           let statement = cache.get(text)
           if (!statement) {
             if (cache.size >= 2000) cache.clear()

@@ -70,3 +70,28 @@ test('a cursor older than the retention answers 410 CURSOR_EXPIRED', async () =>
     await app.close()
   }
 })
+
+test('entries that are not live leave the feed of callers without entries:read_all_statuses', async () => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  try {
+    const store = app.services.store
+    await store.create('sections', { handle: 'news', name: 'News', type: 'channel', entryTypes: [{ handle: 'a', name: 'A' }] })
+    const live = await store.create('entries', { section: 'news', type: 'a', title: 'Public', slug: 'public' })
+    const draft = await store.create('entries', { section: 'news', type: 'a', title: 'Secret draft', slug: 'secret', status: 'pending', fields: { body: 'unreleased' } })
+    const plain = await app.issueToken(['changes:read', 'entries:read'])
+    const all = await app.issueToken(['changes:read', 'entries:read', 'entries:read_all_statuses'])
+    const feed = await app.get('/gatehouse/v1/changes?types=entries', plain)
+    assert.ok(!feed.body.includes('Secret draft') && !feed.body.includes('unreleased'), 'no pending entry content')
+    const items = feed.json().data.filter((i: { resourceType: string }) => i.resourceType === 'entries')
+    assert.deepEqual(items.map((i: { resourceId: number; action: string }) => [i.resourceId, i.action]), [[live.id, 'created'], [draft.id, 'deleted']])
+    assert.equal(items[1].snapshot, null)
+    const full = (await app.get('/gatehouse/v1/changes?types=entries', all)).json().data
+    assert.equal(full[1].snapshot.title, 'Secret draft')
+    // Unpublishing a live entry tells a restricted follower to drop it.
+    await store.update('entries', live.id as number, { status: 'disabled' })
+    const after = (await app.get('/gatehouse/v1/changes?types=entries', plain)).json().data
+    assert.deepEqual(after.map((i: { action: string }) => i.action), ['deleted', 'deleted', 'deleted'])
+  } finally {
+    await app.close()
+  }
+})
