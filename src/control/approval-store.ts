@@ -7,6 +7,7 @@ import type { Database, Db } from '../store/database.js'
 import { appendAudit } from './audit-log.js'
 import { sameActor, SYSTEM_ACTOR, type Actor } from './actor.js'
 import type { RiskLevel } from './policy.js'
+import type { ReviewedState } from './actions/control-action.js'
 
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'consumed'
 
@@ -17,11 +18,17 @@ export interface ApprovalDecision {
   readonly at: string
 }
 
+/** Stored content an approval covers besides its payload, and its digest (canonical JSON of content). */
+export interface BoundState extends ReviewedState {
+  readonly digest: string
+}
+
 export interface Approval {
   readonly id: string
   readonly actionType: string
   readonly payload: Record<string, unknown>
   readonly payloadDigest: string
+  readonly reviewedState: BoundState | null
   readonly status: ApprovalStatus
   readonly riskLevel: RiskLevel
   readonly requiredApprovals: number
@@ -52,6 +59,7 @@ function fromRow(row: Record<string, unknown>): Stored {
     actionType: row.action_type as string,
     payload: JSON.parse(row.payload as string) as Record<string, unknown>,
     payloadDigest: row.payload_digest as string,
+    reviewedState: row.reviewed_state === null || row.reviewed_state === undefined ? null : JSON.parse(row.reviewed_state as string) as BoundState,
     status: row.status as ApprovalStatus,
     riskLevel: row.risk_level as RiskLevel,
     requiredApprovals: Number(row.required_approvals),
@@ -79,6 +87,7 @@ export interface NewApproval {
   readonly actionType: string
   readonly payload: Record<string, unknown>
   readonly payloadDigest: string
+  readonly reviewedState: BoundState | null
   readonly riskLevel: RiskLevel
   readonly requiredApprovals: number
   readonly policyHandle: string
@@ -112,7 +121,7 @@ export class ApprovalStore {
   async insert(tx: Db, a: NewApproval): Promise<void> {
     await tx.insertInto('control_approvals').values({
       id: a.id, action_type: a.actionType, payload: JSON.stringify(a.payload), payload_digest: a.payloadDigest,
-      status: 'pending', risk_level: a.riskLevel, required_approvals: a.requiredApprovals, policy_handle: a.policyHandle,
+      reviewed_state: a.reviewedState === null ? null : JSON.stringify(a.reviewedState), status: 'pending', risk_level: a.riskLevel, required_approvals: a.requiredApprovals, policy_handle: a.policyHandle,
       requester_type: a.requester.type, requester_id: a.requester.id, metadata: JSON.stringify(a.metadata), reason: a.reason,
       target_type: a.target?.type ?? null, target_id: a.target?.id ?? null, decisions: '[]', version: 1,
       created_at: a.createdAt, expires_at: a.expiresAt,

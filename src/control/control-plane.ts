@@ -12,7 +12,7 @@ import { appendAudit, type AuditInput } from './audit-log.js'
 import { credentialActor, type Actor } from './actor.js'
 import { checkBoundaries } from './boundaries.js'
 import { payloadDigest } from './canonical-json.js'
-import { actionOrThrow, evaluateAction, resolvePayload, type Evaluation } from './evaluate-action.js'
+import { actionOrThrow, evaluateAction, resolvePayload, reviewedStateOf, type Evaluation } from './evaluate-action.js'
 import { executeAction, type ExecuteDeps, type ExecuteRequest } from './execute-action.js'
 import { ExecutionStore } from './execution-store.js'
 import { PolicyStore } from './policy-store.js'
@@ -61,7 +61,8 @@ export class ControlPlane {
   }
 
   /**
-   * Records a request for approval, bound to the digest of its payload. Refused (and
+   * Records a request for approval, bound to the digest of its payload and, for an action
+   * that applies stored content (a draft), to that content as it is now. Refused (and
    * audited) outside the caller's boundaries or under a disabled policy; a payload that
    * names nothing or breaks a limit is a 400 naming it.
    */
@@ -87,9 +88,10 @@ export class ControlPlane {
     const id = generateId('apr')
     const expiresAt = now + Math.round(effective.policy.approvalTtlMinutes * 60_000)
     const digest = payloadDigest(body.payload)
+    const reviewedState = reviewedStateOf(action, body.payload, resolved.current)
     const approval = await this.database.db.transaction().execute(async (tx) => {
       await this.approvals.insert(tx, {
-        id, actionType: body.actionType, payload: body.payload, payloadDigest: digest, riskLevel: effective.riskLevel,
+        id, actionType: body.actionType, payload: body.payload, payloadDigest: digest, reviewedState, riskLevel: effective.riskLevel,
         requiredApprovals: effective.requiredApprovals, policyHandle: effective.policy.handle, requester: actor,
         metadata: body.metadata, reason: body.reason ?? null, target: resolved.target.entity, createdAt: now, expiresAt,
       })
@@ -97,7 +99,8 @@ export class ControlPlane {
         category: 'approval', action: 'request', outcome: 'success', actor, requestId, entity: { type: 'approval', id },
         summary: `Requested approval of ${body.actionType} (${effective.requiredApprovals} approval${effective.requiredApprovals > 1 ? 's' : ''}, ${effective.riskLevel} risk)`,
         metadata: {
-          actionType: body.actionType, payloadDigest: digest, policyHandle: effective.policy.handle, riskLevel: effective.riskLevel,
+          actionType: body.actionType, payloadDigest: digest,
+          ...(reviewedState ? { reviewedState: { subject: reviewedState.subject, digest: reviewedState.digest } } : {}), policyHandle: effective.policy.handle, riskLevel: effective.riskLevel,
           requiredApprovals: effective.requiredApprovals, target: resolved.target.entity, expiresAt: new Date(expiresAt).toISOString(),
           ...provenance(body.metadata),
         },

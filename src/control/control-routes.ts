@@ -54,7 +54,7 @@ export function simulationView(ev: Evaluation, actionType: string, hasExecuteSco
     approval: {
       required: ev.approval.required, approvalId: ev.approval.approvalId, status: ev.approval.record?.status ?? null,
       approvalsGiven: ev.approval.approvalsGiven, approvalsRequired: ev.approval.approvalsRequired,
-      payloadMatches: ev.approval.payloadMatches, usable: ev.approval.usable,
+      payloadMatches: ev.approval.payloadMatches, reviewedStateMatches: ev.approval.reviewedStateMatches, usable: ev.approval.usable,
     },
     missingScopes: [...ev.missingScopes],
     payloadErrors: ev.payloadErrors.map((d) => ({ param: d.param, problem: d.problem })),

@@ -12,7 +12,7 @@ import { checkBoundaries, type BoundaryCheck } from './boundaries.js'
 import { payloadDigest } from './canonical-json.js'
 import { resolvePolicy, type EffectivePolicy } from './policy.js'
 import type { PolicyStore } from './policy-store.js'
-import type { Approval, ApprovalStore } from './approval-store.js'
+import type { Approval, ApprovalStore, BoundState } from './approval-store.js'
 
 export const EXECUTE_SCOPE = 'control:actions:execute'
 export const REQUEST_SCOPE = 'control:approvals:request'
@@ -25,6 +25,8 @@ export interface ApprovalState {
   readonly approvalsGiven: number
   readonly approvalsRequired: number
   readonly payloadMatches: boolean | null
+  /** Whether the stored content the approval covers (a draft) is still as approved; null when it covers none. */
+  readonly reviewedStateMatches: boolean | null
   readonly usable: boolean
 }
 
@@ -62,6 +64,22 @@ export async function resolvePayload(action: ControlAction, payload: Record<stri
   }
 }
 
+/** The stored content an approval of this action would cover now, with its digest; null when the payload is all. */
+export function reviewedStateOf(action: ControlAction, payload: Record<string, unknown>, current: Resolved['current']): BoundState | null {
+  const state = action.reviewedState?.(payload, current)
+  return state ? { ...state, digest: payloadDigest(state.content) } : null
+}
+
+/**
+ * Why an approval no longer covers the stored content the action would apply (the draft was
+ * updated after the approval was requested), or null while it still does.
+ */
+export function reviewedStateProblem(approval: Approval, now: BoundState | null): string | null {
+  const then = approval.reviewedState
+  if (then === null || (now !== null && now.digest === then.digest)) return null
+  return `approval ${approval.id} covers ${then.subject} as it was when approval was requested (digest ${then.digest}); ${then.subject} has changed since (digest ${now?.digest ?? 'none'}): request a new approval`
+}
+
 export interface EvaluateInput {
   readonly caller: Caller
   readonly actionType: string
@@ -95,7 +113,8 @@ export async function evaluateAction(
     reasons.push(`policy ${policy.handle} requires the scope ${policy.requiredScope}`)
   }
 
-  const approval = await approvalState(deps.approvals, input, effective, digest, now, reasons)
+  const reviewed = resolved ? reviewedStateOf(action, payload, resolved.current) : null
+  const approval = await approvalState(deps.approvals, input, effective, digest, reviewed, now, reasons)
   if (approval.required && input.approvalId === undefined && !caller.scopes.has(REQUEST_SCOPE)) missingScopes.push(REQUEST_SCOPE)
   for (const l of limits) if (!l.ok && l.problem) reasons.push(l.problem)
 
@@ -106,30 +125,35 @@ export async function evaluateAction(
   return { action, payloadDigest: digest, payloadErrors, resolved, effective, missingScopes, limits, boundary, approval, reasons, decision }
 }
 
-async function approvalState(approvals: ApprovalStore, input: EvaluateInput, effective: EffectivePolicy, digest: string, now: number, reasons: string[]): Promise<ApprovalState> {
+async function approvalState(
+  approvals: ApprovalStore, input: EvaluateInput, effective: EffectivePolicy, digest: string, reviewed: BoundState | null, now: number, reasons: string[],
+): Promise<ApprovalState> {
   const required = effective.policy.requiresApproval
   const needed = effective.requiredApprovals
   const id = input.approvalId
   if (id === undefined) {
     if (required) reasons.push(`policy ${effective.policy.handle} requires approval (${needed} approval${needed > 1 ? 's' : ''}); request one with POST /control/approvals/request`)
-    return { required, approvalId: null, record: null, approvalsGiven: 0, approvalsRequired: needed, payloadMatches: null, usable: !required }
+    return { required, approvalId: null, record: null, approvalsGiven: 0, approvalsRequired: needed, payloadMatches: null, reviewedStateMatches: null, usable: !required }
   }
   const found = await approvals.get(id)
   // Another credential's approval is not the caller's to use, nor to learn about.
   const record = found && found.requester.type === 'credential' && found.requester.id === input.caller.credentialId ? found : null
   if (!record) {
     reasons.push(`approval ${id} not found`)
-    return { required, approvalId: id, record: null, approvalsGiven: 0, approvalsRequired: needed, payloadMatches: null, usable: false }
+    return { required, approvalId: id, record: null, approvalsGiven: 0, approvalsRequired: needed, payloadMatches: null, reviewedStateMatches: null, usable: false }
   }
   const approvalsRequired = Math.max(record.requiredApprovals, needed)
   const payloadMatches = record.actionType === input.actionType && record.payloadDigest === digest
   const expired = record.status === 'expired' || ((record.status === 'pending' || record.status === 'approved') && now >= Date.parse(record.expiresAt))
   const before = reasons.length
   if (!payloadMatches) reasons.push(`approval ${id} was granted for a different actionType or payload (digest ${record.payloadDigest})`)
+  const stateProblem = payloadMatches ? reviewedStateProblem(record, reviewed) : null
+  if (stateProblem !== null) reasons.push(stateProblem)
   if (expired) reasons.push(`approval ${id} expired at ${record.expiresAt}`)
   else if (record.status === 'pending') reasons.push(`approval ${id} is pending (${record.approvalsGiven} of ${record.requiredApprovals} approvals)`)
   else if (record.status === 'rejected') reasons.push(`approval ${id} was rejected`)
   else if (record.status === 'consumed') reasons.push(`approval ${id} was already used by execution ${record.executionId ?? '?'}`)
   else if (record.approvalsGiven < approvalsRequired) reasons.push(`policy ${effective.policy.handle} now requires ${approvalsRequired} approvals; approval ${id} has ${record.approvalsGiven}`)
-  return { required, approvalId: id, record, approvalsGiven: record.approvalsGiven, approvalsRequired, payloadMatches, usable: reasons.length === before }
+  const reviewedStateMatches = record.reviewedState === null || !payloadMatches ? null : stateProblem === null
+  return { required, approvalId: id, record, approvalsGiven: record.approvalsGiven, approvalsRequired, payloadMatches, reviewedStateMatches, usable: reasons.length === before }
 }

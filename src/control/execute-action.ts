@@ -11,7 +11,7 @@ import type { Database } from '../store/database.js'
 import { appendAudit, type AuditOutcome } from './audit-log.js'
 import { canonicalJson, sha256Hex } from './canonical-json.js'
 import { credentialActor } from './actor.js'
-import { evaluateAction } from './evaluate-action.js'
+import { evaluateAction, reviewedStateOf, reviewedStateProblem } from './evaluate-action.js'
 import { executionView, isUniqueViolation, type Execution, type ExecutionStore, type StoredExecution } from './execution-store.js'
 import type { PolicyStore } from './policy-store.js'
 import type { ApprovalStore } from './approval-store.js'
@@ -84,6 +84,13 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
       await deps.executions.insert(w.tx, running, requestId)
       if (request.approvalId !== undefined && !(await deps.approvals.consume(w.tx, request.approvalId, base.id, now))) {
         throw new LateBlock(`approval ${request.approvalId} is no longer usable (used or expired meanwhile)`)
+      }
+      // The content the approval covers, read again under this transaction's locks: a draft
+      // updated since evaluation is not published on the strength of the old approval.
+      const approved = ev.approval.record
+      if (approved?.reviewedState) {
+        const problem = reviewedStateProblem(approved, reviewedStateOf(ev.action, request.payload, (await ev.action.resolve(request.payload, w)).current))
+        if (problem !== null) throw new LateBlock(problem)
       }
       const { outputs, report } = await runSteps(steps, { w, payload: request.payload, executor: actor, limits: ev.effective.policy.limits, outputs: {} },
         (err) => deps.logger.error({ err, executionId: base.id }, 'undo of a control-plane step failed; the transaction rollback reverses it'))

@@ -27,6 +27,12 @@ export interface LimitResult {
   readonly param: string
 }
 
+export interface ReviewedState {
+  /** What the content is, for deciders and reasons (`draft 12`). */
+  readonly subject: string
+  readonly content: Record<string, unknown>
+}
+
 export interface Resolved {
   readonly target: ActionTarget
   /** The record the limits are checked against. */
@@ -41,6 +47,12 @@ export interface ControlAction<P = Record<string, unknown>> {
   /** Reads what the payload names as stored now; throws invalid('payload.…') when it names nothing. */
   resolve(payload: P, read: StoreWriter): Promise<Resolved>
   limits(payload: P, current: Doc | undefined, limits: PolicyLimits): LimitResult[]
+  /**
+   * Stored content the action applies that is not in its payload (a draft's title, slug and
+   * fields), given what resolve found. An approval records it with its digest at request
+   * time, and an execution with that approval is blocked when it no longer matches.
+   */
+  reviewedState?(payload: P, current: Doc | undefined): ReviewedState
   readonly steps: readonly Step<P>[]
   /** The execution's `result`, from the steps' outputs. */
   result(outputs: Readonly<Record<string, unknown>>): Record<string, unknown>

@@ -123,6 +123,11 @@ export const publishDraft = defineAction<PublishDraft>({
     }
   },
   limits: () => [],
+  // The draft's content is what deciders approve: an update after the request blocks the execution.
+  reviewedState: (p, draft) => ({
+    subject: `draft ${p.draftId}`,
+    content: Object.fromEntries((['entryId', 'section', 'type', 'title', 'slug', 'fields'] as const).map((k) => [k, draft?.[k] ?? null])),
+  }),
   steps: [{
     name: 'applyDraft',
     async run({ w, payload: p }) {

@@ -23,6 +23,8 @@ function pendingCard(s: PanelSession, a: Approval): Html {
     <dt>Reason</dt><dd>${a.reason ?? '—'}</dd><dt>Target</dt><dd>${a.target ? `${a.target.type} ${a.target.id}` : '—'}</dd>
     <dt>Policy</dt><dd>${a.policyHandle}</dd><dt>Expires</dt><dd>${when(a.expiresAt)}</dd><dt>Decisions</dt><dd>${decisions(a)}</dd></dl>
     <details><summary>Payload</summary><pre>${prettyJson(a.payload)}</pre><p class="muted">Digest <code>${a.payloadDigest}</code></p></details>
+    ${a.reviewedState ? html`<details open class="reviewed-state"><summary>Content approved: ${a.reviewedState.subject} as it was at the request</summary><pre>${prettyJson(a.reviewedState.content)}</pre>
+      <p class="muted">Digest <code>${a.reviewedState.digest}</code>. If ${a.reviewedState.subject} changes after the request, this approval cannot be used.</p></details>` : ''}
     <form method="post" action="${PANEL_BASE}/approvals/${a.id}/decide">${csrfField(s)}
       <label>Reason <textarea name="reason" rows="2" required maxlength="2000"></textarea></label>
       <div class="actions"><button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="reject" class="danger">Reject</button></div>

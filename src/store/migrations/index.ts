@@ -9,13 +9,14 @@ import { syncState } from './004-sync-state.js'
 import { opsIncidents } from './007-ops-incidents.js'
 import { controlPlane } from './008-control-plane.js'
 import { panelSessions } from './009-panel-sessions.js'
+import { approvalReviewedState } from './010-approval-reviewed-state.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState]
 
 export interface MigrationResult {
   readonly name: string
