@@ -1,6 +1,7 @@
 // Login, logout and the stylesheet. Login checks, in order: the form's CSRF value against
-// its cookie, the throttle (before any password work), then the scrypt hash. Every failure
-// looks the same whether the name exists or not.
+// its cookie, the throttle (the attempt is counted before any password work, so parallel
+// guesses cannot outrun it), then the scrypt hash. Every failure looks the same whether the
+// name exists or not.
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { verifyAdminLogin } from '../auth/admin-accounts.js'
 import { html } from './html.js'
@@ -53,19 +54,19 @@ export async function loginRoutes(panel: FastifyInstance, ctx: PanelContext, thr
       return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: 'The login form expired. Please try again.' } },
         loginForm(freshToken(reply), next, username), 403)
     }
-    const wait = await throttle.retryAfter(request.ip, username)
+    const wait = await throttle.reserve(request.ip, username)
     if (wait > 0) {
       reply.header('Retry-After', String(wait))
       return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: `Too many failed logins. Try again in ${Math.ceil(wait / 60)} minute(s).` } },
         loginForm(freshToken(reply), next, username), 429)
     }
     const account = username && password ? await verifyAdminLogin(services.database.db, username, password) : undefined
+    // A failure stays counted (reserved above).
     if (!account) {
-      await throttle.fail(request.ip, username)
       return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: 'Unknown username or wrong password.' } },
         loginForm(freshToken(reply), next, username), 401)
     }
-    await throttle.succeeded(account.username)
+    await throttle.succeeded(request.ip, username)
     // A new session id at every login: an id planted before login is never promoted.
     reply.header('Set-Cookie', [
       await sessions.create(account.username),

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { THROTTLE_LIMITS } from '../../src/panel/login-throttle.js'
 import { ADMIN_PASSWORD, ADMIN_USER, panelApp, setCookie, submitLogin } from './helpers/panel-client.js'
 import { createAdmin } from '../../src/auth/admin-accounts.js'
+import { buildTestApp, testDialects } from '../helpers/test-app.js'
 
 test('repeated failures lock a username, then an address, until the window ends', async (t) => {
   const app = await panelApp()
@@ -40,3 +41,25 @@ test('repeated failures lock a username, then an address, until the window ends'
   assert.equal((await submitLogin(app, ADMIN_USER, ADMIN_PASSWORD, from('10.0.2.1'))).statusCode, 303)
   assert.equal((await submitLogin(app, 'second-admin', ADMIN_PASSWORD, from('10.9.9.9'))).statusCode, 303)
 })
+
+// Each attempt is reserved (counted) before the password is checked, so parallel guesses
+// cannot all pass the throttle before the first failure is counted.
+for (const dialect of await testDialects()) {
+  test(`${dialect}: parallel wrong-password logins for one name reach the password check at most perUsername times`, async (t) => {
+    const app = await buildTestApp({ dialect })
+    t.after(() => app.close())
+    await createAdmin(app.services.database.db, ADMIN_USER, ADMIN_PASSWORD)
+    const n = THROTTLE_LIMITS.perUsername + 7
+    const answers = await Promise.all(Array.from({ length: n }, (_, i) => submitLogin(app, ADMIN_USER, `wrong-${i}`, { remoteAddress: `10.3.0.${i}` })))
+    const codes = answers.map((a) => a.statusCode)
+    assert.equal(codes.filter((c) => c === 401).length, THROTTLE_LIMITS.perUsername, codes.join(' '))
+    assert.equal(codes.filter((c) => c === 429).length, n - THROTTLE_LIMITS.perUsername, codes.join(' '))
+    assert.equal((await submitLogin(app, ADMIN_USER, ADMIN_PASSWORD, { remoteAddress: '10.3.1.1' })).statusCode, 429)
+
+    // A success undoes its reservation: it counts neither against its name nor its address.
+    await app.database.db.deleteFrom('panel_login_throttle').execute()
+    assert.equal((await submitLogin(app, ADMIN_USER, ADMIN_PASSWORD, { remoteAddress: '10.3.2.1' })).statusCode, 303)
+    const rows = await app.database.db.selectFrom('panel_login_throttle').select(['throttle_key', 'failures']).execute()
+    assert.deepEqual(rows.filter((r) => Number(r.failures) > 0), [])
+  })
+}

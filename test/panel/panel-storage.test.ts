@@ -1,7 +1,7 @@
 // The panel's database state on both engines: sessions (resolve by cookie, flash shown
 // once, expiry, end with the admin account) and the login throttle's counters, which must
-// count every concurrent failure (one atomic upsert each) so parallel guessing is not
-// cheaper than serial guessing.
+// count every concurrent attempt (one atomic upsert each, before the password is checked)
+// so parallel guessing is not cheaper than serial guessing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import type { FastifyRequest } from 'fastify'
@@ -34,9 +34,10 @@ for (const dialect of await testDialects()) {
 
     const throttle = new LoginThrottle(database)
     const n = THROTTLE_LIMITS.perAddress
-    await Promise.all(Array.from({ length: n }, (_, i) => throttle.fail('192.0.2.7', `name-${i}`)))
+    const waits = await Promise.all(Array.from({ length: n + 3 }, (_, i) => throttle.reserve('192.0.2.7', `name-${i}`)))
+    assert.equal(waits.filter((w) => w === 0).length, n, 'exactly the limit may try a password')
     const row = await database.db.selectFrom('panel_login_throttle').select('failures').where('throttle_key', '=', 'address:192.0.2.7').executeTakeFirst()
-    assert.equal(Number(row?.failures), n)
+    assert.equal(Number(row?.failures), n, 'refused attempts are taken back')
     assert.ok(await throttle.retryAfter('192.0.2.7', 'someone') > 0)
     assert.equal(await throttle.retryAfter('192.0.2.8', 'someone'), 0)
   })
