@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
 import type { Resource } from '../resources/declare.js'
-import { resourceByType } from '../resources/index.js'
-import { invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
+import { allResources, resourceByType } from '../resources/index.js'
+import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
 import { columnName, type Database, type Db } from './database.js'
 import { completeRecord, isoOf, rowFor, splitSensitive, type Doc } from './documents.js'
 import { derivations, productStock } from './derivations.js'
@@ -204,6 +204,7 @@ export class StoreWriter {
     const previous = await this.get(type, id)
     if (!previous) throw notFound(`No ${type} record with id ${id}`)
     await derivations[r.type]?.beforeDelete?.(this, previous)
+    await this.refuseIfReferenced(r, previous)
     await this.run(r, () => this.tx.deleteFrom(r.table).where('id', '=', id).execute())
     const now = this.stamp()
     this.events.push({ resource: r, resourceId: id, action: 'deleted', occurredAt: now, updatedAt: now, doc: null })
@@ -262,6 +263,34 @@ export class StoreWriter {
     const { rows } = await sql<{ top: number }>`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ${r.table}), 0), COALESCE((SELECT MAX(id) FROM ${sql.table(r.table)}), 0)) AS top`.execute(this.tx)
     const top = Number(rows[0]?.top ?? 0)
     return Array.from({ length: n }, (_, i) => top + 1 + i)
+  }
+
+  /**
+   * A record other records still point at is not deleted (409 naming them): deleting it would
+   * leave them dangling. Owned children that go with their owner (a product's variants) are
+   * removed by the owner's derivation before this check.
+   */
+  private async refuseIfReferenced(target: Resource, previous: Doc): Promise<void> {
+    const referrers: ErrorDetail[] = []
+    for (const other of allResources) {
+      for (const [prop, ref] of Object.entries(other.references ?? {})) {
+        if (ref.type !== target.type) continue
+        const value = previous[ref.by ?? 'id']
+        if (value === undefined || value === null) continue
+        // Indexed columns are compared directly; other reference properties live only in the
+        // document, where PostgreSQL's #>> yields text and SQLite's ->> the SQL value.
+        const inColumn = prop in other.columns
+        const left = inColumn ? sql.ref(columnName(prop)) : this.database.adapter.textAt('doc', [prop])
+        const right = inColumn || this.database.adapter.name === 'sqlite' ? value : String(value)
+        const row = await this.tx.selectFrom(other.table).select((eb) => eb.fn.countAll().as('n'))
+          .where(sql<boolean>`${left} = ${right}`).executeTakeFirst()
+        const n = Number(row?.n ?? 0)
+        if (n > 0) referrers.push({ param: `${other.type}.${prop}`, problem: `${n} ${other.type} record${n === 1 ? '' : 's'} still refer to it` })
+      }
+    }
+    if (referrers.length > 0) {
+      throw new ApiError('CONFLICT', `${target.type} ${String(previous.id)} is still referenced; delete or change the referring records first`, referrers)
+    }
   }
 
   private async checkReferences(r: Resource, values: Doc): Promise<void> {
