@@ -49,18 +49,18 @@ export function makeAuthenticator(opts: MachineApiOptions) {
       caller = await opts.credentials.authenticate(bearer(request), request.ip)
     } catch (err) {
       opts.onDenied?.('auth', request)
-      // Failed attempts count against the client address, so guessing tokens is throttled.
-      if (limit > 0 && err instanceof ApiError && err.code === 'UNAUTHORIZED') {
+      // Failed attempts count against the client address, so guessing tokens is throttled;
+      // the answer carries that address's budget like every other answer carries one.
+      if (limit > 0 && err instanceof ApiError && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) {
         const d = await opts.rateLimiter.hit(`ip:${request.ip}`, limit)
+        setRateHeaders(reply, d.limit, d.remaining, d.resetSeconds)
         if (!d.allowed) throw rateLimited(d.resetSeconds, limit)
       }
       throw err
     }
     if (limit > 0) {
       const d = await opts.rateLimiter.hit(`cred:${caller.credentialId}`, limit)
-      reply.header('X-RateLimit-Limit', String(d.limit))
-      reply.header('X-RateLimit-Remaining', String(d.remaining))
-      reply.header('X-RateLimit-Reset', String(d.resetSeconds))
+      setRateHeaders(reply, d.limit, d.remaining, d.resetSeconds)
       if (!d.allowed) {
         opts.onDenied?.('rate', request)
         throw rateLimited(d.resetSeconds, limit)
@@ -69,6 +69,12 @@ export function makeAuthenticator(opts: MachineApiOptions) {
     request.caller = caller
     return caller
   }
+}
+
+function setRateHeaders(reply: FastifyReply, limit: number, remaining: number, reset: number): void {
+  reply.header('X-RateLimit-Limit', String(limit))
+  reply.header('X-RateLimit-Remaining', String(remaining))
+  reply.header('X-RateLimit-Reset', String(reset))
 }
 
 function rateLimited(resetSeconds: number, limit: number): ApiError {

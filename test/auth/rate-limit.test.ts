@@ -50,8 +50,15 @@ test('failed authentication is limited per client address', async () => {
   const app = await buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '3' } })
   try {
     const codes: number[] = []
-    for (let i = 0; i < 5; i++) codes.push((await app.get('/gatehouse/v1/auth/whoami', `gth_guess${i}`)).statusCode)
+    const remaining: unknown[] = []
+    for (let i = 0; i < 5; i++) {
+      const res = await app.get('/gatehouse/v1/auth/whoami', `gth_guess${i}`)
+      codes.push(res.statusCode)
+      remaining.push(res.headers['x-ratelimit-remaining'])
+      assert.equal(res.headers['x-ratelimit-limit'], '3', 'refused answers carry the address budget too')
+    }
     assert.deepEqual(codes, [401, 401, 401, 429, 429])
+    assert.deepEqual(remaining, ['2', '1', '0', '0', '0'])
   } finally {
     await app.close()
   }
