@@ -20,7 +20,9 @@ const HOUR = 3_600_000
 const changeLogPruner: InProcessWorker = {
   name: 'change-log pruning',
   async start({ services }) {
+    // Pruning changes what /changes answers (old cursors become 410): cached pages must go.
     const prune = () => pruneChanges(services.database.db, services.settings.changesRetentionDays)
+      .then((removed) => { if (removed > 0) services.store.noteChange() })
       .catch((err: unknown) => services.logger.warn({ err }, 'change-log pruning failed'))
     await prune()
     const timer = setInterval(() => void prune(), HOUR)

@@ -68,6 +68,11 @@ export class ContentStore {
   /** Transactions finished through this store; changes whenever its content may have. */
   commits = 0
 
+  /** Records a change made past the write service (pruning the change log), for page caches. */
+  noteChange(): void {
+    this.commits++
+  }
+
   create(type: string, input: unknown): Promise<Doc> {
     return this.transaction((w) => w.create(type, input))
   }
