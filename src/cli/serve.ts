@@ -91,7 +91,7 @@ export async function serve(settings: Settings, opts: { handleSignals?: boolean 
 }
 
 export function printListening(url: string): void {
-  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  Ctrl+C stops it.\n`)
+  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  panel        ${url}/gatehouse/cp\n  API docs     ${url}/gatehouse/docs\n  Ctrl+C stops it.\n`)
 }
 
 /** Applies --host/--port before settings load, so validation and the base URL see them. */
