@@ -91,6 +91,14 @@ export class ContentStore {
   }
 }
 
+/** For each resource type, the properties of other types that reference it (from the declarations). */
+const referencesTo = new Map<string, { other: Resource; prop: string; ref: { readonly type: string; readonly by?: string } }[]>()
+for (const other of allResources) {
+  for (const [prop, ref] of Object.entries(other.references ?? {})) {
+    referencesTo.set(ref.type, [...(referencesTo.get(ref.type) ?? []), { other, prop, ref }])
+  }
+}
+
 function resourceOrThrow(type: string): Resource {
   const r = resourceByType(type)
   if (!r) throw notFound(`Unknown resource type: ${type}`)
@@ -277,21 +285,18 @@ export class StoreWriter {
    */
   private async refuseIfReferenced(target: Resource, previous: Doc): Promise<void> {
     const referrers: ErrorDetail[] = []
-    for (const other of allResources) {
-      for (const [prop, ref] of Object.entries(other.references ?? {})) {
-        if (ref.type !== target.type) continue
-        const value = previous[ref.by ?? 'id']
-        if (value === undefined || value === null) continue
-        // Indexed columns are compared directly; other reference properties live only in the
-        // document, where PostgreSQL's #>> yields text and SQLite's ->> the SQL value.
-        const inColumn = prop in other.columns
-        const left = inColumn ? sql.ref(columnName(prop)) : this.database.adapter.textAt('doc', [prop])
-        const right = inColumn || this.database.adapter.name === 'sqlite' ? value : String(value)
-        const row = await this.tx.selectFrom(other.table).select((eb) => eb.fn.countAll().as('n'))
-          .where(sql<boolean>`${left} = ${right}`).executeTakeFirst()
-        const n = Number(row?.n ?? 0)
-        if (n > 0) referrers.push({ param: `${other.type}.${prop}`, problem: `${n} ${other.type} record${n === 1 ? '' : 's'} still refer to it` })
-      }
+    for (const { other, prop, ref } of referencesTo.get(target.type) ?? []) {
+      const value = previous[ref.by ?? 'id']
+      if (value === undefined || value === null) continue
+      // Indexed columns are compared directly; other reference properties live only in the
+      // document, where PostgreSQL's #>> yields text and SQLite's ->> the SQL value.
+      const inColumn = prop in other.columns
+      const left = inColumn ? sql.ref(columnName(prop)) : this.database.adapter.textAt('doc', [prop])
+      const right = inColumn || this.database.adapter.name === 'sqlite' ? value : String(value)
+      const row = await this.tx.selectFrom(other.table).select((eb) => eb.fn.countAll().as('n'))
+        .where(sql<boolean>`${left} = ${right}`).executeTakeFirst()
+      const n = Number(row?.n ?? 0)
+      if (n > 0) referrers.push({ param: `${other.type}.${prop}`, problem: `${n} ${other.type} record${n === 1 ? '' : 's'} still refer to it` })
     }
     if (referrers.length > 0) {
       throw new ApiError('CONFLICT', `${target.type} ${String(previous.id)} is still referenced; delete or change the referring records first`, referrers)

@@ -7,15 +7,20 @@ import { ApiError } from '../../src/contract/errors.js'
 import { testSettings } from '../helpers/test-app.js'
 import { cliDatabase, runCli } from './helpers/cli.js'
 
-test('credentials create, list --json, rotate, revoke and delete round trip', async (t) => {
-  const target = await cliDatabase('sqlite')
-  t.after(() => target.destroy())
-  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
-  const cli = async (...args: string[]) => {
+/** Runs the CLI against `env`, asserting success. */
+function cliFor(env: Record<string, string>) {
+  return async (...args: string[]) => {
     const res = await runCli(args, { env })
     assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`)
     return res
   }
+}
+
+test('credentials create, list --json, rotate, revoke and delete round trip', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+  const cli = cliFor(env)
 
   const created = JSON.parse((await cli('credentials', 'create', '--label', 'Catalog sync', '--scopes', 'products:read, variants:read',
     '--expires-in', '30d', '--ip', '10.0.0.0/8,192.0.2.7/32', '--json')).stdout)
@@ -88,11 +93,7 @@ test('credentials create --webhook-interests and credentials interests set and c
   const target = await cliDatabase('sqlite')
   t.after(() => target.destroy())
   const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
-  const cli = async (...args: string[]) => {
-    const res = await runCli(args, { env })
-    assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`)
-    return JSON.parse(res.stdout)
-  }
+  const cli = async (...args: string[]) => JSON.parse((await cliFor(env)(...args)).stdout)
   const { credential } = await cli('credentials', 'create', '--label', 'Cache refresher', '--scopes', 'entries:read',
     '--webhook-interests', 'entry:created,entry:updated,product:*', '--json')
   assert.deepEqual(credential.webhookInterests, [
