@@ -11,6 +11,7 @@ import { openDatabase } from '../src/store/database.js'
 import { migrate } from '../src/store/migrations/index.js'
 import { ContentStore } from '../src/store/content-store.js'
 import { seedDemo } from '../src/store/demo/demo-data.js'
+import { defaultRegistry } from '../src/resources/index.js'
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 100)
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
@@ -26,7 +27,7 @@ async function ensureSeeded(): Promise<void> {
   await migrate(database)
   const started = Date.now()
   let last = 0
-  const result = await seedDemo(new ContentStore(database), {
+  const result = await seedDemo(new ContentStore(database, defaultRegistry), {
     scale: SCALE,
     onProgress: (done, total) => {
       if (Date.now() - last > 2000) { last = Date.now(); process.stderr.write(`seeding ${done}/${total}\n`) }

@@ -23,6 +23,7 @@ import { openDatabase, type Database } from '../src/store/database.js'
 import { migrate } from '../src/store/migrations/index.js'
 import { ContentStore } from '../src/store/content-store.js'
 import { WebhookService } from '../src/webhooks/webhook-service.js'
+import { defaultRegistry } from '../src/resources/index.js'
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000)
 const BATCH = Number(process.env.BENCH_BATCH ?? 100)
@@ -134,7 +135,7 @@ async function run(dialect: string): Promise<Row | undefined> {
   const receiver = new Receiver()
   await receiver.start()
   const settings = loadSettings({ PLUGIN_GATEHOUSE_WEBHOOK_URL: receiver.url, PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'bench-secret', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn' })
-  const store = new ContentStore(database)
+  const store = new ContentStore(database, defaultRegistry)
   const webhooks = new WebhookService(database, settings, pino({ level: 'warn' }))
   store.addChangeHook(webhooks.outboxHook)
   webhooks.startWorker({ concurrency: CONCURRENCY })

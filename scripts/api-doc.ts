@@ -9,7 +9,8 @@ import { pino } from 'pino'
 import type { MachineRoute } from '../src/api/machine-route.js'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
-import { scopeCatalog } from '../src/auth/scopes.js'
+import type { ScopeInfo } from '../src/auth/scopes.js'
+import { offeredScopes } from '../src/contract/capabilities.js'
 import { errorCatalog } from '../src/contract/errors.js'
 
 export const START = '<!-- generated:reference:start -->'
@@ -39,7 +40,7 @@ function parameters(route: MachineRoute): string {
   return rows.length > 0 ? rows.join('<br>') : '–'
 }
 
-export function renderReference(routes: readonly MachineRoute[]): string {
+export function renderReference({ routes, scopes }: Reference): string {
   const out: string[] = [START, '', '## Endpoint reference', '',
     'Generated from the route registry (`npx tsx scripts/api-doc.ts`). Paths are relative to `/gatehouse/v1`.', '',
     '| method | path | key | scope | also uses | parameters |', '|---|---|---|---|---|---|']
@@ -49,7 +50,7 @@ export function renderReference(routes: readonly MachineRoute[]): string {
     out.push(`| ${r.method} | \`${r.path}\`${flag}${dep} | \`${r.key}\` | \`${r.scope}\` | ${(r.optionalScopes ?? []).map((s) => `\`${s}\``).join(', ') || '–'} | ${parameters(r)} |`)
   }
   out.push('', '## Scopes', '', '| scope | group | what it allows |', '|---|---|---|')
-  for (const s of scopeCatalog) {
+  for (const s of scopes) {
     const note = s.flag ? ` (advertised only with \`${s.flag}\`)` : s.deprecatedFor ? ` (deprecated alias of \`${s.deprecatedFor}\`)` : ''
     out.push(`| \`${s.scope}\` | ${s.group} | ${s.description}${note} |`)
   }
@@ -60,8 +61,14 @@ export function renderReference(routes: readonly MachineRoute[]): string {
   return out.join('\n')
 }
 
-/** The full registry with every flag on, from an in-memory app. */
-export async function allRoutes(): Promise<readonly MachineRoute[]> {
+export interface Reference {
+  readonly routes: readonly MachineRoute[]
+  /** Scopes offered with every flag on. */
+  readonly scopes: readonly ScopeInfo[]
+}
+
+/** The full registry and the scopes it offers with every flag on, from an in-memory app. */
+export async function allRoutes(): Promise<Reference> {
   const settings = loadSettings({
     PLUGIN_GATEHOUSE_DATABASE_URL: 'sqlite::memory:',
     PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true',
@@ -71,8 +78,9 @@ export async function allRoutes(): Promise<readonly MachineRoute[]> {
   })
   const built = await buildApp({ settings, logger: pino({ level: 'silent' }) })
   const routes = built.routes
+  const scopes = offeredScopes(built.services.scopes, routes, settings).filter((s) => !s.scope.startsWith('plugins:'))
   await built.close()
-  return routes
+  return { routes, scopes }
 }
 
 export function spliceReference(doc: string, reference: string): string {

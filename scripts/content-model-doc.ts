@@ -113,7 +113,7 @@ function listParamText(name: string, p: NonNullable<Resource['listParams']>[stri
     case 'search': return `\`${name}\` (contains, case-insensitive, in ${(r.searchColumns ?? []).map((c) => `\`${c}\``).join(', ')})`
     case 'arrayContains': return `\`${name}\` (a value of \`${p.path}[]\`)`
     case 'withinDays': return `\`${name}\` (\`${p.column}\` in the last N days)`
-    case 'lowStock': return `\`${name}\` (limited stock at or under \`lowStockThreshold\`; full-sync mode only)`
+    case 'booleanWhere': return `\`${name}\` (boolean: ${p.description})`
     case 'integer': return `\`${name}\` (integer ≥ ${p.min}, default ${p.default})`
   }
 }

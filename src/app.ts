@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { pino, type Logger } from 'pino'
 import { sql } from 'kysely'
 import type { Settings } from './settings.js'
+import type { ResourceRegistry } from './resources/index.js'
 import { openDatabase, type Database } from './store/database.js'
 import { migrate, pendingMigrations } from './store/migrations/index.js'
 import { createServices, type Services } from './services.js'
@@ -35,6 +36,8 @@ export interface BuildOptions {
   /** An open database; otherwise one is opened from settings.databaseUrl. */
   readonly database?: Database
   readonly logger?: Logger
+  /** The resource families to serve (default: every family declared in `src/resources/`). */
+  readonly resources?: ResourceRegistry
   /** Apply migrations before serving (default true). */
   readonly migrate?: boolean
   /** Called with the new Fastify instance before any hook or route is added (tests add onRoute and onSend hooks). */
@@ -62,7 +65,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const logger = opts.logger ?? pino({ level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] })
   const database = opts.database ?? openDatabase(settings.databaseUrl)
   if (opts.migrate !== false) await migrate(database)
-  const services = await createServices(settings, database, logger)
+  const services = await createServices(settings, database, logger, { resources: opts.resources })
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,

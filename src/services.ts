@@ -1,28 +1,34 @@
 // The services one Gatehouse process runs with, built once from settings and shared by
-// the HTTP layers, the CLI and the workers.
+// the HTTP layers, the CLI and the workers. Each is given what it calls at construction.
 import type { Logger } from 'pino'
 import type { Settings } from './settings.js'
 import type { Database } from './store/database.js'
+import { defaultRegistry, type ResourceRegistry } from './resources/index.js'
 import { ContentStore } from './store/content-store.js'
 import { RecordReader } from './store/record-query.js'
 import { CredentialService } from './auth/credentials.js'
+import { ScopeCatalog } from './auth/scopes.js'
 import { createRateLimiter, type RateLimiter } from './auth/rate-limit.js'
 import { CursorCodec } from './api/cursor.js'
 import { PageCache } from './api/page-cache.js'
 import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 import { ControlPlane } from './control/control-plane.js'
+import { auditCredentialChange, auditWebhookOperation } from './control/audit-hooks.js'
 
 export interface Services {
   readonly settings: Settings
   readonly database: Database
+  /** The resource families this app serves; everything per family derives from it. */
+  readonly resources: ResourceRegistry
+  readonly scopes: ScopeCatalog
   readonly store: ContentStore
   readonly reader: RecordReader
   readonly credentials: CredentialService
   readonly rateLimiter: RateLimiter
   readonly cursors: CursorCodec
   readonly pageCache: PageCache
-  /** Outbox hook (registered on `store`), in-process delivery worker, probe, sink. */
+  /** Outbox hook (run by `store`), in-process delivery worker, probe, sink. */
   readonly webhooks: WebhookService
   /** Policies, approvals, executions and the audit log (DESIGN §8); its expiry timer runs only in the app. */
   readonly control: ControlPlane
@@ -30,21 +36,26 @@ export interface Services {
   readonly startedAt: number
 }
 
+export interface ServiceOptions {
+  /** The families to serve (default: every family declared in `src/resources/`). */
+  readonly resources?: ResourceRegistry
+}
+
 /** Builds services on a migrated database. */
-export async function createServices(settings: Settings, database: Database, logger: Logger): Promise<Services> {
-  const store = new ContentStore(database)
-  const webhooks = new WebhookService(database, settings, logger)
+export async function createServices(settings: Settings, database: Database, logger: Logger, opts: ServiceOptions = {}): Promise<Services> {
+  const resources = opts.resources ?? defaultRegistry
+  const scopes = new ScopeCatalog(resources)
+  // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
+  const webhooks = new WebhookService(database, settings, logger, { onOperation: auditWebhookOperation })
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
-  store.addChangeHook(webhooks.outboxHook)
-  const credentials = new CredentialService(database, settings)
-  const control = new ControlPlane(database, store, logger)
-  // Credential lifecycle changes land in the control plane's audit log, in their own transaction.
-  credentials.onChange = control.auditCredentialChange
-  // So do webhook probes and DLQ replays (DESIGN §8), whichever surface runs them.
-  webhooks.onOperation = control.auditWebhookOperation
+  const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
+  // Credential lifecycle changes land in the audit log, in their own transaction.
+  const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
   return {
     settings,
     database,
+    resources,
+    scopes,
     store,
     reader: new RecordReader(database),
     credentials,
@@ -53,7 +64,7 @@ export async function createServices(settings: Settings, database: Database, log
     // SQLite only: our own commits plus other processes' (data_version) version the pages.
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
-    control,
+    control: new ControlPlane(database, store, logger, scopes),
     logger,
     startedAt: Date.now(),
   }

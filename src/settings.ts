@@ -12,6 +12,9 @@ export interface ConfiguredCredential {
   readonly ipAllowlist?: readonly string[]
 }
 
+/** Settings that switch a surface on (boolean settings the routes and scopes depend on). */
+export type FeatureFlag = 'enableAddressesApi' | 'enableUsersApi' | 'writesExperimental' | 'webhookTestSink'
+
 export interface Settings {
   readonly databaseUrl: string
   readonly host: string

@@ -6,7 +6,9 @@ import type { ErrorCode } from '../contract/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import type { Settings } from '../settings.js'
 
-export type FeatureFlag = 'enableAddressesApi' | 'enableUsersApi' | 'writesExperimental' | 'webhookTestSink'
+import type { FeatureFlag } from '../settings.js'
+
+export type { FeatureFlag }
 
 export interface Pagination {
   readonly hasMore: boolean
@@ -21,11 +23,9 @@ export interface RouteResult {
 }
 
 /** A ready JSON text of `data` (fast path for lists: documents are spliced, not re-serialised). */
-export interface RawRouteResult {
-  readonly rawData: string
-  readonly pagination?: Pagination
-  readonly meta?: Record<string, unknown>
-}
+import type { JsonResult } from './operations/read-context.js'
+
+export type RawRouteResult = JsonResult
 
 /** A body in a format of its own (Prometheus text exposition), sent as is, without the envelope. */
 export interface TextRouteResult {

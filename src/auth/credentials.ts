@@ -7,13 +7,14 @@ import type { Settings } from '../settings.js'
 import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
 import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
-import { effectiveScopes, isKnownScope, readScopes } from './scopes.js'
+import { effectiveScopes, type ScopeCatalog } from './scopes.js'
 
 export type CredentialStatus = 'active' | 'paused' | 'revoked'
 export type CredentialSource = 'managed' | 'configured' | 'legacy'
 
 export interface WebhookInterest {
-  readonly resourceType: 'entry' | 'product' | 'order'
+  /** A webhook event type (`entry`, `product`, `order`: families that declare one). */
+  readonly resourceType: string
   readonly actions: readonly ('created' | 'updated' | 'deleted')[]
 }
 
@@ -80,6 +81,14 @@ export interface CredentialChange {
  */
 export type CredentialChangeHook = (tx: Db, change: CredentialChange) => Promise<void>
 
+export interface CredentialServiceOptions {
+  /** The app's scope catalogue: scopes a credential may be granted. */
+  readonly scopes: ScopeCatalog
+  /** Webhook event types interests may name. */
+  readonly eventTypes: readonly string[]
+  readonly onChange?: CredentialChangeHook
+}
+
 interface Resolved {
   readonly record: CredentialRecord
   readonly allowlist: IpAllowlist | null
@@ -95,10 +104,16 @@ export class CredentialService {
   private readonly cache = new Map<string, { at: number; resolved: Resolved | null }>()
   private readonly pendingUse = new Map<string, number>()
   private flushTimer: NodeJS.Timeout | undefined
-  /** Set by createServices: audits lifecycle changes. */
-  onChange: CredentialChangeHook | undefined
+  /** Audits lifecycle changes (the control plane's audit log). */
+  private readonly onChange: CredentialChangeHook | undefined
+  private readonly scopes: ScopeCatalog
+  private readonly eventTypes: readonly string[]
 
-  constructor(private readonly database: Database, private readonly settings: Settings) {
+  constructor(private readonly database: Database, private readonly settings: Settings, opts: CredentialServiceOptions) {
+    this.scopes = opts.scopes
+    this.eventTypes = opts.eventTypes
+    this.onChange = opts.onChange
+    const readScopes = opts.scopes.readScopes
     for (const c of settings.apiCredentials) {
       this.configured.set(digestToken(c.token), resolve({
         id: c.id, label: c.label, source: 'configured', tokenHint: tokenHint(c.token), scopes: c.scopes,
@@ -193,7 +208,7 @@ export class CredentialService {
   }
 
   async create(input: CreateCredentialInput, by?: CredentialChangeActor): Promise<{ credential: CredentialRecord; token: string }> {
-    checkInput(input)
+    checkInput(input, this.scopes, this.eventTypes)
     const token = generateToken()
     const id = generateId('cred')
     const now = Date.now()
@@ -208,7 +223,7 @@ export class CredentialService {
 
   async update(id: string, patch: Partial<CreateCredentialInput>, by?: CredentialChangeActor): Promise<CredentialRecord> {
     const current = await this.managed(id)
-    checkInput({ ...current, ...patch })
+    checkInput({ ...current, ...patch }, this.scopes, this.eventTypes)
     const set: Record<string, unknown> = {}
     if (patch.label !== undefined) set.label = patch.label
     if (patch.scopes !== undefined) set.scopes = JSON.stringify([...new Set(patch.scopes)])
@@ -307,19 +322,19 @@ function unauthorized(message: string): ApiError {
   return new ApiError('UNAUTHORIZED', message, undefined, { 'WWW-Authenticate': 'Bearer realm="gatehouse"' })
 }
 
-function checkInput(input: Partial<CreateCredentialInput>): void {
+function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog, eventTypes: readonly string[]): void {
   const problems: ErrorDetail[] = []
   if (typeof input.label !== 'string' || input.label.trim() === '' || input.label.length > 200) {
     problems.push({ param: 'label', problem: 'a non-empty string of at most 200 characters is required' })
   }
   if (!Array.isArray(input.scopes) || input.scopes.length === 0) problems.push({ param: 'scopes', problem: 'at least one scope is required' })
-  else for (const sc of input.scopes) if (!isKnownScope(sc)) problems.push({ param: 'scopes', problem: `unknown scope "${sc}"` })
+  else for (const sc of input.scopes) if (!scopes.isKnown(sc)) problems.push({ param: 'scopes', problem: `unknown scope "${sc}"` })
   for (const cidr of input.ipAllowlist ?? []) if (!parseCidr(cidr)) problems.push({ param: 'ipAllowlist', problem: `invalid CIDR "${cidr}"` })
   if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) problems.push({ param: 'expiresAt', problem: 'not a date-time' })
   for (const w of input.webhookInterests ?? []) {
     // Callers other than the admin API (CLI, panel) pass unchecked JSON: no TypeError here.
     if (typeof w !== 'object' || w === null) { problems.push({ param: 'webhookInterests', problem: 'each interest is an object' }); continue }
-    if (!['entry', 'product', 'order'].includes(w.resourceType)) problems.push({ param: 'webhookInterests', problem: `unknown resourceType "${String(w.resourceType)}"` })
+    if (!eventTypes.includes(w.resourceType)) problems.push({ param: 'webhookInterests', problem: `unknown resourceType "${String(w.resourceType)}"; valid: ${eventTypes.join(', ')}` })
     if (!Array.isArray(w.actions) || w.actions.some((a) => !['created', 'updated', 'deleted'].includes(a))) {
       problems.push({ param: 'webhookInterests', problem: 'actions must be created, updated or deleted' })
     }

@@ -1,20 +1,24 @@
-// The scope catalogue (DESIGN §5). Routes name the scope they need; capabilities publish
-// this list, without the scopes of surfaces switched off by a flag.
-import type { Settings } from '../settings.js'
+// The scope catalogue (DESIGN §5). Each family's scopes (read, sensitive, all statuses) come
+// from its declaration; the scopes of the other parts' routes are listed here. Routes name the
+// scope they need; capabilities publish the catalogue without the scopes of surfaces switched
+// off by a flag.
+import type { FeatureFlag, Settings } from '../settings.js'
+import type { ResourceRegistry } from '../resources/index.js'
 
 export interface ScopeInfo {
   readonly scope: string
   readonly group: 'contract' | 'operations' | 'content' | 'commerce' | 'people' | 'integration' | 'webhooks' | 'control'
   readonly description: string
   /** Settings flag the surface depends on. */
-  readonly flag?: 'enableAddressesApi' | 'enableUsersApi' | 'writesExperimental'
+  readonly flag?: FeatureFlag
   readonly deprecatedFor?: string
 }
 
 const s = (scope: string, group: ScopeInfo['group'], description: string, extra: Partial<ScopeInfo> = {}): ScopeInfo =>
   ({ scope, group, description, ...extra })
 
-export const scopeCatalog: readonly ScopeInfo[] = [
+/** Scopes of the contract and operations routes, listed before the families'. */
+const leadingScopes: readonly ScopeInfo[] = [
   s('health:read', 'operations', 'Liveness and version'),
   s('readiness:read', 'operations', 'Readiness verdict and checks'),
   s('auth:read', 'contract', 'Who am I: credential id, label, scopes'),
@@ -26,27 +30,12 @@ export const scopeCatalog: readonly ScopeInfo[] = [
   s('capabilities:read', 'contract', 'Capabilities descriptor'),
   s('openapi:read', 'contract', 'OpenAPI document'),
   s('schema:read', 'contract', 'Schema catalog'),
-  s('sections:read', 'content', 'Sections and entry types'),
   s('changes:read', 'integration', 'Change feed (with each type\'s own read scope)'),
   s('templates:read', 'integration', 'Integration templates and starter packs'),
-  s('products:read', 'commerce', 'Products'),
-  s('variants:read', 'commerce', 'Variants'),
-  s('subscriptions:read', 'commerce', 'Subscriptions'),
-  s('transfers:read', 'commerce', 'Inventory transfers'),
-  s('donations:read', 'commerce', 'Donations'),
-  s('orders:read', 'commerce', 'Orders without personal data'),
-  s('orders:read_sensitive', 'commerce', 'Order email, addresses and customer'),
-  s('entries:read', 'content', 'Live entries'),
-  s('entries:read_all_statuses', 'content', 'Entries in every status'),
-  s('assets:read', 'content', 'Assets'),
-  s('categories:read', 'content', 'Categories'),
-  s('tags:read', 'content', 'Tags'),
-  s('globalsets:read', 'content', 'Global sets'),
-  s('contentblocks:read', 'content', 'Content blocks'),
-  s('addresses:read', 'people', 'Addresses without personal lines', { flag: 'enableAddressesApi' }),
-  s('addresses:read_sensitive', 'people', 'Address names, lines, organisation, phone', { flag: 'enableAddressesApi' }),
-  s('users:read', 'people', 'Users without email', { flag: 'enableUsersApi' }),
-  s('users:read_sensitive', 'people', 'User email', { flag: 'enableUsersApi' }),
+]
+
+/** Scopes of the integration, webhook and control routes, listed after the families'. */
+const trailingScopes: readonly ScopeInfo[] = [
   s('syncstate:read', 'integration', 'Sync checkpoints and lag'),
   s('syncstate:write', 'integration', 'Write sync checkpoints'),
   s('consumers:read', 'integration', 'Deprecated alias of syncstate:read', { deprecatedFor: 'syncstate:read' }),
@@ -66,7 +55,45 @@ export const scopeCatalog: readonly ScopeInfo[] = [
   s('control:audit:read', 'control', 'Read the audit log', { flag: 'writesExperimental' }),
 ]
 
-const deprecatedAliases = new Map(scopeCatalog.filter((x) => x.deprecatedFor).map((x) => [x.scope, x.deprecatedFor as string]))
+/** A family's scopes, from its declaration. */
+function familyScopes(resources: ResourceRegistry): ScopeInfo[] {
+  return resources.served.flatMap((r) => {
+    const group = r.group ?? 'content'
+    const out = [s(r.scope as string, group, r.sensitiveScope ? `${r.summary} without ${r.sensitiveKeys.join(', ')}` : r.summary, { flag: r.flag })]
+    if (r.status?.otherStatusesScope) out.push(s(r.status.otherStatusesScope, group, `${r.summary} in every status, not only ${r.status.default ?? 'the default'}`, { flag: r.flag }))
+    if (r.sensitiveScope) out.push(s(r.sensitiveScope, group, `${r.summary}: also ${r.sensitiveKeys.join(', ')}`, { flag: r.flag }))
+    return out
+  })
+}
+
+const PROVIDER_SCOPE = /^plugins:[a-z0-9-]+:[a-z0-9-]+:read$/
+
+/** The catalogue of one app's scopes, built from its resource registry. */
+export class ScopeCatalog {
+  readonly entries: readonly ScopeInfo[]
+  /** Every read scope (the default of the legacy token and of the demo token). */
+  readonly readScopes: readonly string[]
+  private readonly known: ReadonlySet<string>
+
+  constructor(resources: ResourceRegistry) {
+    this.entries = Object.freeze([...leadingScopes, ...familyScopes(resources), ...trailingScopes])
+    this.known = new Set(this.entries.map((x) => x.scope))
+    this.readScopes = this.entries
+      .filter((x) => /:(read|read_sensitive|read_all_statuses)$/.test(x.scope) && !x.deprecatedFor && x.group !== 'control')
+      .map((x) => x.scope)
+  }
+
+  isKnown(scope: string): boolean {
+    return this.known.has(scope) || PROVIDER_SCOPE.test(scope)
+  }
+
+  /** Scopes whose surface is switched on. */
+  enabled(settings: Settings): ScopeInfo[] {
+    return this.entries.filter((x) => x.flag === undefined || settings[x.flag])
+  }
+}
+
+const deprecatedAliases = new Map([...leadingScopes, ...trailingScopes].filter((x) => x.deprecatedFor).map((x) => [x.scope, x.deprecatedFor as string]))
 
 /** Scopes a holder effectively has: deprecated aliases grant their successors. */
 export function effectiveScopes(granted: Iterable<string>): Set<string> {
@@ -77,21 +104,4 @@ export function effectiveScopes(granted: Iterable<string>): Set<string> {
     if (successor) out.add(successor)
   }
   return out
-}
-
-export function scopeEnabled(info: ScopeInfo, settings: Settings): boolean {
-  return info.flag === undefined || settings[info.flag]
-}
-
-/** Every read scope (the default of the legacy token and of the demo token). */
-export const readScopes: readonly string[] = scopeCatalog
-  .filter((x) => (x.scope.endsWith(':read') || x.scope.endsWith(':read_sensitive') || x.scope.endsWith(':read_all_statuses'))
-    && !x.deprecatedFor && x.group !== 'control')
-  .map((x) => x.scope)
-
-const known = new Set(scopeCatalog.map((x) => x.scope))
-const PROVIDER_SCOPE = /^plugins:[a-z0-9-]+:[a-z0-9-]+:read$/
-
-export function isKnownScope(scope: string): boolean {
-  return known.has(scope) || PROVIDER_SCOPE.test(scope)
 }

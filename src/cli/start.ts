@@ -4,7 +4,6 @@
 // remember that the secrets were shown, so a restart never prints (or mints) new ones.
 import { randomBytes } from 'node:crypto'
 import type { Command } from 'commander'
-import { readScopes } from '../auth/scopes.js'
 import type { CredentialService } from '../auth/credentials.js'
 import type { Db } from '../store/database.js'
 import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
@@ -38,7 +37,7 @@ export function registerStart(program: Command): void {
           progress.finish(`${formatCount(result.total)} records`)
         }
         const lines: string[] = []
-        await ensureDemoCredential(services.credentials, database.db, lines, settings.baseUrl)
+        await ensureDemoCredential(services.credentials, services.scopes.readScopes, database.db, lines, settings.baseUrl)
         await ensureAdmin(database.db, lines)
         return lines
       }, { settings })
@@ -49,7 +48,7 @@ export function registerStart(program: Command): void {
     })
 }
 
-async function ensureDemoCredential(credentials: CredentialService, db: Db, lines: string[], baseUrl: string): Promise<void> {
+async function ensureDemoCredential(credentials: CredentialService, readScopes: readonly string[], db: Db, lines: string[], baseUrl: string): Promise<void> {
   const existing = await getMeta(db, CREDENTIAL_MARKER)
   if (existing) {
     lines.push(

@@ -3,10 +3,10 @@
 // switched off by a flag are absent, and so are their scopes.
 import { Type, type Static } from '@sinclair/typebox'
 import { BASE_PATH, BODY_LIMIT_BYTES, routeEnabled, type FeatureFlag, type MachineRoute } from '../api/machine-route.js'
-import { commonListParams } from '../api/resource-routes.js'
+import { commonListParams } from '../api/operations/record-inputs.js'
 import { MAX_FIELDS } from '../api/projection.js'
 import { MAX_FILTERS } from '../api/filter.js'
-import { scopeCatalog, scopeEnabled, type ScopeInfo } from '../auth/scopes.js'
+import type { ScopeCatalog, ScopeInfo } from '../auth/scopes.js'
 import type { Settings } from '../settings.js'
 import { errorCatalog, type ErrorCode } from './errors.js'
 import { serviceInfo } from './service-info.js'
@@ -60,11 +60,17 @@ export const CapabilitiesData = Type.Object({
 
 export type Capabilities = Static<typeof CapabilitiesData>
 
-/** Scopes offered now: the catalogue without flag-gated ones that are off, plus any scope an enabled route needs that the catalogue does not name (provider resources). */
-export function offeredScopes(routes: readonly MachineRoute[], settings: Settings): ScopeInfo[] {
-  const offered = scopeCatalog.filter((s) => scopeEnabled(s, settings))
+/**
+ * Scopes offered now: the catalogue's scopes that an enabled route uses (a scope whose surface
+ * is off or not built is not advertised), deprecated aliases of those, plus any scope an
+ * enabled route needs that the catalogue does not name (provider resources).
+ */
+export function offeredScopes(catalog: ScopeCatalog, routes: readonly MachineRoute[], settings: Settings): ScopeInfo[] {
+  const enabled = routes.filter((x) => routeEnabled(x, settings))
+  const used = new Set(enabled.flatMap((r) => [r.scope, ...(r.optionalScopes ?? [])]))
+  const offered = catalog.enabled(settings).filter((s) => used.has(s.scope) || (s.deprecatedFor !== undefined && used.has(s.deprecatedFor)))
   const named = new Set(offered.map((s) => s.scope))
-  for (const r of routes.filter((x) => routeEnabled(x, settings))) {
+  for (const r of enabled) {
     for (const scope of [r.scope, ...(r.optionalScopes ?? [])]) {
       if (named.has(scope)) continue
       named.add(scope)
@@ -75,7 +81,7 @@ export function offeredScopes(routes: readonly MachineRoute[], settings: Setting
 }
 
 /** Everything but the caller: fixed for an app, so built once. */
-function staticPart(routes: readonly MachineRoute[], settings: Settings): Omit<Capabilities, 'caller'> {
+function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], settings: Settings): Omit<Capabilities, 'caller'> {
   const enabled = routes.filter((r) => routeEnabled(r, settings))
   const limit = commonListParams.limit
   return {
@@ -91,7 +97,7 @@ function staticPart(routes: readonly MachineRoute[], settings: Settings): Omit<C
       aliases: enabled.filter((r) => r.rootAlias).map((r) => ({ path: r.path, target: BASE_PATH + r.path })),
     },
     authentication: { methods: ['bearer'], header: 'Authorization', scheme: 'Bearer', tokenFormat: { ...TOKEN_FORMAT } },
-    scopes: offeredScopes(routes, settings).map((s) => ({ scope: s.scope, group: s.group, description: s.description, deprecatedFor: s.deprecatedFor ?? null })),
+    scopes: offeredScopes(catalog, routes, settings).map((s) => ({ scope: s.scope, group: s.group, description: s.description, deprecatedFor: s.deprecatedFor ?? null })),
     flags: (Object.keys(featureFlags) as FeatureFlag[]).map((name) => ({ name, ...featureFlags[name], enabled: settings[name] === true })),
     limits: {
       limit: { minimum: limit.minimum as number, maximum: limit.maximum as number, default: limit.default as number },
@@ -109,14 +115,14 @@ function staticPart(routes: readonly MachineRoute[], settings: Settings): Omit<C
   }
 }
 
-export function capabilitiesRoute(settings: Settings, getRoutes: () => readonly MachineRoute[]): MachineRoute {
+export function capabilitiesRoute(catalog: ScopeCatalog, settings: Settings, getRoutes: () => readonly MachineRoute[]): MachineRoute {
   let fixed: Omit<Capabilities, 'caller'> | undefined
   return {
     method: 'GET', path: '/capabilities', key: 'capabilities.describe', tag: 'contract', scope: 'capabilities:read',
     summary: 'Service, authentication, scopes, flags, limits, error taxonomy and endpoints',
     rootAlias: true, data: CapabilitiesData,
     handler: async ({ caller }) => {
-      fixed ??= staticPart(getRoutes(), settings)
+      fixed ??= staticPart(catalog, getRoutes(), settings)
       const { service, basePath, baseUrl, discovery, authentication, ...rest } = fixed
       const data: Capabilities = {
         service, basePath, baseUrl, discovery, authentication,

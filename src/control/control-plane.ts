@@ -3,11 +3,11 @@
 // operations; every write they make is audited in its own transaction.
 import type { Logger } from 'pino'
 import { ApiError, invalidMany } from '../contract/errors.js'
-import type { Caller, CredentialChangeHook } from '../auth/credentials.js'
+import type { Caller } from '../auth/credentials.js'
+import type { ScopeCatalog } from '../auth/scopes.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'
-import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
 import { appendAudit, type AuditInput } from './audit-log.js'
 import { credentialActor, type Actor } from './actor.js'
 import { checkBoundaries } from './boundaries.js'
@@ -39,8 +39,8 @@ export class ControlPlane {
   /** Test-only seams (see ExecuteDeps.testHooks). */
   readonly testHooks: { afterSteps?: Step } = {}
 
-  constructor(readonly database: Database, private readonly store: ContentStore, private readonly logger: Logger) {
-    this.policies = new PolicyStore(database)
+  constructor(readonly database: Database, readonly store: ContentStore, private readonly logger: Logger, scopes: ScopeCatalog) {
+    this.policies = new PolicyStore(database, scopes)
     this.approvals = new ApprovalStore(database)
     this.executions = new ExecutionStore(database)
     this.expiry = new ApprovalExpiry(this.approvals, logger)
@@ -68,7 +68,7 @@ export class ControlPlane {
    */
   async requestApproval(caller: Caller, body: ApprovalRequest, requestId: string | null): Promise<Approval> {
     const action = actionOrThrow(body.actionType)
-    const { errors, resolved } = await resolvePayload(action, body.payload, this.database)
+    const { errors, resolved } = await resolvePayload(action, body.payload, this.store)
     if (errors.length > 0 || !resolved) throw invalidMany(errors)
     const actor = credentialActor(caller)
     const effective = resolvePolicy(await this.policies.list(), body.actionType, action.defaultRiskLevel)
@@ -113,49 +113,6 @@ export class ControlPlane {
 
   decide(id: string, decider: Actor, decision: 'approve' | 'reject', reason: string, requestId: string | null): Promise<Approval> {
     return this.approvals.decide(id, decider, decision, reason, requestId)
-  }
-
-  /**
-   * The credential service's change hook: every lifecycle change (admin API, panel, CLI) is
-   * audited in the change's own transaction. Records carry the credential's id, label,
-   * scopes and status, never its token or digest.
-   */
-  readonly auditCredentialChange: CredentialChangeHook = async (tx, change) => {
-    const c = change.credential
-    await appendAudit(tx, {
-      category: 'credential', action: change.action, outcome: 'success',
-      actor: change.by ?? { type: 'system', id: 'unattributed' }, requestId: null, entity: { type: 'credential', id: c.id },
-      summary: `${change.action} credential ${c.id} (${c.label})`,
-      metadata: { label: c.label, scopes: c.scopes, status: c.status, expiresAt: c.expiresAt, boundaries: c.boundaries, ...(change.changed ? { changed: change.changed } : {}) },
-    })
-  }
-
-  /**
-   * The webhook service's operation hook: probes (delivered, failed, or refused inside the
-   * cooldown) and DLQ replays, whoever ran them, in the operation's own transaction. Records
-   * carry the probe id, status code and target host (scheme, host, port), never the secret
-   * or the URL's path; replays carry the mode and the ids put back in the queue.
-   */
-  readonly auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
-    if (op.kind === 'probe') {
-      const a = op.attempt
-      await appendAudit(tx, {
-        category: 'webhook', action: 'probe', outcome: op.outcome === 'delivered' ? 'success' : op.outcome === 'failed' ? 'failure' : 'denied',
-        actor: op.by, requestId: null, entity: a ? { type: 'webhook_probe', id: a.probeId } : null,
-        summary: a ? `Probe ${a.probeId} ${a.status}${a.statusCode !== null ? ` (HTTP ${a.statusCode})` : ''}` : 'Probe refused: one ran less than five minutes ago',
-        metadata: a
-          ? { result: op.outcome, probeId: a.probeId, statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, targetHost: a.targetHost }
-          : { result: op.outcome },
-      })
-      return
-    }
-    const { request, result } = op
-    await appendAudit(tx, {
-      category: 'webhook', action: 'replay', outcome: 'success', actor: op.by, requestId: null,
-      entity: request.mode === 'single' ? { type: 'webhook_dead_letter', id: String(request.id) } : null,
-      summary: `Replayed ${result.replayed} dead letter${result.replayed === 1 ? '' : 's'} (${result.mode})`,
-      metadata: { mode: result.mode, ...(request.mode === 'all' ? { limit: request.limit } : { id: request.id }), replayed: result.replayed, ids: result.ids },
-    })
   }
 
   /** Starts the approval expiry timer (with the app, when the control plane is on). */

@@ -4,7 +4,7 @@
 import { ApiError, invalid, type ErrorDetail } from '../contract/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import { schemaProblems } from '../store/validation.js'
-import { StoreWriter } from '../store/content-store.js'
+import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'
 import { actionByType, actionTypes } from './actions/action-registry.js'
 import type { ControlAction, LimitResult, Resolved } from './actions/control-action.js'
@@ -53,11 +53,11 @@ export function actionOrThrow(actionType: string): ControlAction {
 }
 
 /** Payload problems: its schema first, then whether what it names exists. */
-export async function resolvePayload(action: ControlAction, payload: Record<string, unknown>, database: Database): Promise<{ errors: ErrorDetail[]; resolved: Resolved | null }> {
+export async function resolvePayload(action: ControlAction, payload: Record<string, unknown>, store: ContentStore): Promise<{ errors: ErrorDetail[]; resolved: Resolved | null }> {
   const errors = schemaProblems(action.payload, payload, 'payload.')
   if (errors.length > 0) return { errors, resolved: null }
   try {
-    return { errors: [], resolved: await action.resolve(payload, new StoreWriter(database.db, database)) }
+    return { errors: [], resolved: await action.resolve(payload, store.outsideTransaction()) }
   } catch (err) {
     if (err instanceof ApiError && err.code === 'INVALID_REQUEST' && err.details) return { errors: [...err.details], resolved: null }
     throw err
@@ -88,14 +88,14 @@ export interface EvaluateInput {
 }
 
 export async function evaluateAction(
-  deps: { readonly database: Database; readonly policies: PolicyStore; readonly approvals: ApprovalStore },
+  deps: { readonly database: Database; readonly store: ContentStore; readonly policies: PolicyStore; readonly approvals: ApprovalStore },
   input: EvaluateInput,
   now = Date.now(),
 ): Promise<Evaluation> {
   const { caller, actionType, payload } = input
   const action = actionOrThrow(actionType)
   const digest = payloadDigest(payload)
-  const { errors: payloadErrors, resolved } = await resolvePayload(action, payload, deps.database)
+  const { errors: payloadErrors, resolved } = await resolvePayload(action, payload, deps.store)
   const effective = resolvePolicy(await deps.policies.list(), actionType, action.defaultRiskLevel)
   const { policy } = effective
   const limits = resolved ? action.limits(payload, resolved.current, policy.limits) : []

@@ -3,7 +3,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Database } from '../store/database.js'
 import { invalid } from '../contract/errors.js'
-import { isKnownScope } from '../auth/scopes.js'
+import type { ScopeCatalog } from '../auth/scopes.js'
 import { appendAudit } from './audit-log.js'
 import { actionTypes } from './actions/action-registry.js'
 import { BUILT_IN_HANDLE, patternRegex, type Policy, type PolicyLimits, type RiskLevel } from './policy.js'
@@ -32,7 +32,7 @@ function fromRow(row: Record<string, unknown>): Policy {
 }
 
 export class PolicyStore {
-  constructor(private readonly database: Database) {}
+  constructor(private readonly database: Database, private readonly scopes: ScopeCatalog) {}
 
   /** Stored policies by handle (the built-in one is not stored). */
   async list(): Promise<Policy[]> {
@@ -45,7 +45,7 @@ export class PolicyStore {
     if (body.handle === BUILT_IN_HANDLE) throw invalid('handle', `${BUILT_IN_HANDLE} is the built-in policy; add a policy with actionPattern "*" to override it`)
     const re = patternRegex(body.actionPattern)
     if (!actionTypes().some((t) => re.test(t))) throw invalid('actionPattern', `matches no registered action; actions: ${actionTypes().join(', ')}`)
-    if (body.requiredScope !== undefined && body.requiredScope !== null && !isKnownScope(body.requiredScope)) {
+    if (body.requiredScope !== undefined && body.requiredScope !== null && !this.scopes.isKnown(body.requiredScope)) {
       throw invalid('requiredScope', `unknown scope "${body.requiredScope}"`)
     }
     const now = Date.now()

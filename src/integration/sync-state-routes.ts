@@ -3,9 +3,8 @@
 // own id as the key (spec rules 1–3): the one exception is the legacy default token while it
 // is the only credential the runtime accepts, which is how single-token sites keep several
 // named consumers.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type, type TSchema } from '@sinclair/typebox'
 import { ApiError, invalid } from '../contract/errors.js'
-import { changeFeedTypes } from '../resources/index.js'
 import { getMeta } from '../store/meta.js'
 import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
 import type { Caller } from '../auth/credentials.js'
@@ -13,11 +12,11 @@ import type { Services } from '../services.js'
 import type { MachineRoute, RouteContext, RouteResult } from '../api/machine-route.js'
 import { SyncStateStore } from './sync-state-store.js'
 
-const ResourceType = Type.Union(changeFeedTypes.map((t) => Type.Literal(t)), { description: 'A /changes type' })
+const resourceTypeSchema = (changeFeedTypes: readonly string[]) => Type.Union(changeFeedTypes.map((t) => Type.Literal(t)), { description: 'A /changes type' })
 const IntegrationKey = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$', description: "Defaults to the calling credential's id" })
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
 
-const CheckpointBody = Type.Object({
+const checkpointBody = (ResourceType: TSchema) => Type.Object({
   integrationKey: Type.Optional(IntegrationKey),
   resourceType: ResourceType,
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'A /changes pagination.nextCursor' })),
@@ -26,7 +25,7 @@ const CheckpointBody = Type.Object({
   metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free JSON object, at most 16 KiB' })),
 }, { additionalProperties: false })
 
-const LagQuery = Type.Object({
+const lagQuery = (ResourceType: TSchema) => Type.Object({
   integrationKey: Type.Optional(IntegrationKey),
   resourceType: Type.Optional(ResourceType),
 }, { additionalProperties: false })
@@ -55,6 +54,15 @@ export const LagData = Type.Object({
   }, { additionalProperties: false })),
   totals: Type.Object({ pendingChanges: Type.Integer({ minimum: 0 }), maxLagSeconds: Type.Number({ minimum: 0 }) }),
 }, { additionalProperties: false })
+
+interface CheckpointInput {
+  readonly integrationKey?: string
+  readonly resourceType: string
+  readonly cursor?: string
+  readonly updatedSince?: string
+  readonly checkpointAt?: string
+  readonly metadata?: Record<string, unknown>
+}
 
 const METADATA_MAX_BYTES = 16 * 1024
 const FUTURE_SKEW_MS = 5 * 60_000
@@ -85,7 +93,7 @@ function cursorPosition(services: Services, cursor: string, resourceType: string
 }
 
 async function writeCheckpoint(services: Services, store: SyncStateStore, { body, caller }: RouteContext): Promise<RouteResult> {
-  const b = body as Static<typeof CheckpointBody>
+  const b = body as CheckpointInput
   const now = Date.now()
   const integrationKey = await bindIntegrationKey(services, caller, b.integrationKey)
   const updatedSince = parseTime('updatedSince', b.updatedSince, now)
@@ -102,7 +110,7 @@ async function writeCheckpoint(services: Services, store: SyncStateStore, { body
 }
 
 async function readLag(services: Services, store: SyncStateStore, { query, caller }: RouteContext): Promise<RouteResult> {
-  const q = query as Static<typeof LagQuery>
+  const q = query as { integrationKey?: string; resourceType?: string }
   const integrationKey = await bindIntegrationKey(services, caller, q.integrationKey)
   const prunedThrough = Number((await getMeta(services.database.db, PRUNED_THROUGH_KEY)) ?? 0)
   const checkpoints = await store.lag(integrationKey, { resourceType: q.resourceType, prunedThrough })
@@ -120,6 +128,9 @@ async function readLag(services: Services, store: SyncStateStore, { query, calle
 
 export function syncStateRoutes(services: Services): MachineRoute[] {
   const store = new SyncStateStore(services.database.db)
+  const ResourceType = resourceTypeSchema(services.resources.changeFeedTypes)
+  const CheckpointBody = checkpointBody(ResourceType)
+  const LagQuery = lagQuery(ResourceType)
   const checkpoint = {
     method: 'POST', body: CheckpointBody, data: CheckpointData, tag: 'sync-state', scope: 'syncstate:write',
     errors: ['INVALID_REQUEST', 'FORBIDDEN'],

@@ -5,7 +5,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { credentialId } from '../api/admin/admin-params.js'
 import { ApiError, notFound } from '../contract/errors.js'
-import { scopeCatalog, scopeEnabled } from '../auth/scopes.js'
 import type { CredentialChangeActor, CredentialStatus } from '../auth/credentials.js'
 import { emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
@@ -18,7 +17,7 @@ const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin',
 
 export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { credentials, settings } = ctx.services
-  const scopes = () => scopeCatalog.filter((x) => !x.deprecatedFor && scopeEnabled(x, settings))
+  const scopes = () => ctx.services.scopes.enabled(settings).filter((x) => !x.deprecatedFor)
   const page = { title: 'Accounts', active: 'accounts' } as const
 
   panel.get('/accounts', async (request, reply) => {

@@ -2,6 +2,7 @@
 // inventory locations and transfers, donations, orders.
 import { Type } from '@sinclair/typebox'
 import { declareResource } from './declare.js'
+import { orderHooks, productHooks, variantHooks } from './commerce-hooks.js'
 import { CustomFields, Handle, Id, Money, Nullable, NullableDateTime, PUBLISH_STATUSES, Slug, StringEnum, Text } from './types.js'
 
 const VariantSummary = Type.Object({
@@ -11,7 +12,7 @@ const VariantSummary = Type.Object({
 
 export const products = declareResource({
   type: 'products', changeType: 'products', eventType: 'product', table: 'products', summary: 'Products',
-  scope: 'products:read',
+  group: 'commerce', scope: 'products:read', hooks: productHooks,
   columns: {
     type: { type: 'text' }, title: { type: 'text' }, slug: { type: 'text', unique: true }, status: { type: 'text' },
     hasUnlimitedStock: { type: 'boolean' }, totalStock: { type: 'integer' }, defaultSku: { type: 'text' },
@@ -22,7 +23,11 @@ export const products = declareResource({
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'slug', column: 'slug', type: 'text' }],
   listParams: {
     q: { kind: 'search' },
-    lowStock: { kind: 'lowStock' },
+    lowStock: {
+      kind: 'booleanWhere', fullSyncOnly: true,
+      description: 'Only products with limited stock at or under lowStockThreshold (full-sync mode only)',
+      where: [{ column: 'hasUnlimitedStock', op: '=', value: false }, { column: 'totalStock', op: '<=', param: 'lowStockThreshold' }],
+    },
     lowStockThreshold: { kind: 'integer', min: 0, default: 10 },
   },
   properties: {
@@ -45,7 +50,7 @@ export const products = declareResource({
 
 export const variants = declareResource({
   type: 'variants', changeType: 'variants', table: 'variants', summary: 'Product variants',
-  scope: 'variants:read',
+  group: 'commerce', scope: 'variants:read', hooks: variantHooks,
   columns: {
     productId: { type: 'integer' }, sku: { type: 'text', unique: true }, title: { type: 'text' }, status: { type: 'text' },
   },
@@ -78,7 +83,7 @@ export const SUBSCRIPTION_STATUSES = ['active', 'expired', 'suspended', 'cancele
 
 export const subscriptions = declareResource({
   type: 'subscriptions', changeType: 'subscriptions', table: 'subscriptions', summary: 'Subscriptions',
-  scope: 'subscriptions:read',
+  group: 'commerce', scope: 'subscriptions:read',
   columns: {
     reference: { type: 'text', unique: true }, userId: { type: 'integer' }, planId: { type: 'integer' }, status: { type: 'text' },
   },
@@ -117,7 +122,7 @@ export const TRANSFER_STATUSES = ['draft', 'pending', 'partial', 'received'] as 
 
 export const transfers = declareResource({
   type: 'transfers', changeType: 'transfers', table: 'transfers', summary: 'Inventory transfers between locations',
-  scope: 'transfers:read',
+  group: 'commerce', scope: 'transfers:read',
   columns: {
     status: { type: 'text' }, originLocationId: { type: 'integer' }, destinationLocationId: { type: 'integer' },
     reference: { type: 'text' },
@@ -145,7 +150,7 @@ export const transfers = declareResource({
 
 export const donations = declareResource({
   type: 'donations', changeType: 'donations', table: 'donations', summary: 'Donation items',
-  scope: 'donations:read',
+  group: 'commerce', scope: 'donations:read',
   columns: { sku: { type: 'text', unique: true }, title: { type: 'text' }, status: { type: 'text' } },
   searchColumns: ['sku', 'title'],
   status: { values: PUBLISH_STATUSES, default: 'live' },
@@ -167,7 +172,7 @@ const OrderAddress = Type.Object({
 
 export const orders = declareResource({
   type: 'orders', changeType: 'orders', eventType: 'order', table: 'orders', summary: 'Orders',
-  scope: 'orders:read', sensitiveScope: 'orders:read_sensitive',
+  group: 'commerce', hooks: orderHooks, scope: 'orders:read', sensitiveScope: 'orders:read_sensitive',
   columns: {
     number: { type: 'text', unique: true }, reference: { type: 'text' }, status: { type: 'text' },
     dateOrdered: { type: 'timestamp' },

@@ -2,11 +2,13 @@
 // categories, tags, global sets and content blocks.
 import { Type } from '@sinclair/typebox'
 import { declareResource } from './declare.js'
+import { categoryHooks } from './content-hooks.js'
 import { CustomFields, Handle, Id, Nullable, NullableDateTime, PUBLISH_STATUSES, Slug, StringEnum, Text } from './types.js'
 
 export const sections = declareResource({
   type: 'sections', changeType: 'sections', table: 'sections', summary: 'Sections and their entry types',
-  scope: 'sections:read',
+  // The spec's /changes types have no sections: they are read through /sections only.
+  group: 'content', scope: 'sections:read', changeFeed: false,
   columns: { handle: { type: 'text', unique: true }, name: { type: 'text' }, type: { type: 'text' } },
   searchColumns: ['handle', 'name'],
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'handle', column: 'handle', type: 'text' }],
@@ -35,7 +37,7 @@ const entryProperties = {
 
 export const entries = declareResource({
   type: 'entries', changeType: 'entries', eventType: 'entry', table: 'entries', summary: 'Entries',
-  scope: 'entries:read',
+  group: 'content', scope: 'entries:read',
   columns: {
     section: { type: 'text' }, type: { type: 'text' }, title: { type: 'text' },
     slug: { type: 'text', uniqueWith: ['section'] }, status: { type: 'text' }, authorId: { type: 'integer' },
@@ -74,7 +76,7 @@ export const entryDrafts = declareResource({
 
 export const assets = declareResource({
   type: 'assets', changeType: 'assets', table: 'assets', summary: 'Assets (files in volumes)',
-  scope: 'assets:read',
+  group: 'content', scope: 'assets:read',
   columns: {
     volume: { type: 'text' }, folder: { type: 'text' }, filename: { type: 'text', uniqueWith: ['volume', 'folder'] },
     kind: { type: 'text' },
@@ -111,12 +113,13 @@ const groupedTaxonomy = (type: 'categories' | 'tags') =>
     selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'slug', column: 'slug', type: 'text' }],
     selectorFilters: [{ name: 'group', column: 'group', type: 'text' }],
     listParams: { q: { kind: 'search' }, group: { kind: 'equals', column: 'group', type: 'text' } },
+    group: 'content',
     scope: `${type}:read`,
     required: ['group', 'title', 'slug'],
   }) as const
 
 export const categories = declareResource({
-  type: 'categories', changeType: 'categories', table: 'categories', summary: 'Categories (hierarchical)',
+  type: 'categories', changeType: 'categories', table: 'categories', summary: 'Categories (hierarchical)', hooks: categoryHooks,
   ...groupedTaxonomy('categories'),
   properties: {
     group: Handle(), title: Text(), slug: Slug(), parentId: Nullable(Id()), level: Type.Integer({ minimum: 1 }),
@@ -133,7 +136,7 @@ export const tags = declareResource({
 
 export const globalSets = declareResource({
   type: 'global-sets', changeType: 'globalsets', table: 'global_sets', summary: 'Global sets',
-  scope: 'globalsets:read',
+  group: 'content', scope: 'globalsets:read',
   columns: { handle: { type: 'text', unique: true }, name: { type: 'text' } },
   searchColumns: ['handle', 'name'],
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'handle', column: 'handle', type: 'text' }],
@@ -144,7 +147,7 @@ export const globalSets = declareResource({
 
 export const contentBlocks = declareResource({
   type: 'content-blocks', changeType: 'contentblocks', table: 'content_blocks', summary: 'Content blocks (nested in owners)',
-  scope: 'contentblocks:read',
+  group: 'content', scope: 'contentblocks:read', owner: { type: 'entries', column: 'ownerId' },
   columns: { ownerId: { type: 'integer' }, fieldId: { type: 'integer' }, type: { type: 'text' } },
   searchColumns: ['type'],
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'uid', column: 'uid', type: 'text' }],

@@ -2,7 +2,12 @@
 // OpenAPI document, /capabilities, /schema and the docs are all derived from these
 // declarations. `declareResource` checks a declaration and returns a frozen `Resource`.
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
+import type { FeatureFlag } from '../settings.js'
+import type { FamilyHooks } from './hooks.js'
 import './formats.js'
+
+/** Settings flags a family can be switched on by. */
+export type FamilyFlag = Extract<FeatureFlag, 'enableAddressesApi' | 'enableUsersApi'>
 
 export type ColumnType = 'text' | 'integer' | 'real' | 'boolean' | 'timestamp'
 
@@ -20,8 +25,21 @@ export type ListParamDeclaration =
   | { readonly kind: 'search' } // `q`/`search`: case-insensitive contains over `searchColumns`
   | { readonly kind: 'arrayContains'; readonly path: string } // a value in a document array
   | { readonly kind: 'withinDays'; readonly column: string } // column >= now - N days
-  | { readonly kind: 'lowStock' } // products: hasUnlimitedStock false and totalStock <= threshold
+  | BooleanWhereParam
   | { readonly kind: 'integer'; readonly min: number; readonly default: number } // parameter read by another
+
+/**
+ * A boolean parameter that, when true, adds column conditions: `lowStock=true` is
+ * `hasUnlimitedStock = false AND totalStock <= lowStockThreshold`. A `param` value is read
+ * from another (`integer`) list parameter.
+ */
+export interface BooleanWhereParam {
+  readonly kind: 'booleanWhere'
+  readonly description: string
+  readonly where: readonly { readonly column: string; readonly op: '=' | '<='; readonly value?: string | number | boolean; readonly param?: string }[]
+  /** Refused together with `updatedSince` (the spec's "full-sync mode only"). */
+  readonly fullSyncOnly?: boolean
+}
 
 export interface StatusDeclaration {
   readonly values: readonly string[]
@@ -42,18 +60,31 @@ export interface ResourceDeclaration {
   readonly type: string
   /** Name in the change feed's `types` (`globalsets`, `contentblocks`). */
   readonly changeType: string
-  /** Singular name used by webhook events (`entry`, `product`, `order`) when it emits them. */
-  readonly eventType?: 'entry' | 'product' | 'order'
+  /** Singular name webhook events carry (`entry`, `product`, `order`); undefined: emits none. */
+  readonly eventType?: string
+  /** Left out of the change feed's `types` (sections: the spec's list has no such type). */
+  readonly changeFeed?: false
   readonly table: string
   readonly summary: string
+  /** Scope-catalogue group of its scopes. */
+  readonly group?: 'content' | 'commerce' | 'people'
   /** Scope to read it; undefined for internal resources the machine API does not serve. */
   readonly scope?: string
   readonly sensitiveScope?: string
   /** Settings flag that must be on for the machine API to serve it. */
-  readonly flag?: 'enableAddressesApi' | 'enableUsersApi'
+  readonly flag?: FamilyFlag
+  /**
+   * The record belongs to a record of another family (a content block to its entry): it is
+   * visible to a caller only while its owner is (an entry in another status than the
+   * default needs that family's `otherStatusesScope`).
+   */
+  readonly owner?: { readonly type: string; readonly column: string }
+  /** Behaviour only this family has (derived values, cascades), run by the write service. */
+  readonly hooks?: FamilyHooks
   readonly columns: Readonly<Record<string, ColumnDeclaration>>
   readonly searchColumns?: readonly string[]
   readonly status?: StatusDeclaration
+  /** Sort keys besides `updatedAt` (`createdAt` or an indexed column); a leading `-` reverses. */
   readonly sort?: { readonly allowed: readonly string[] }
   /** Detail selectors: exactly one must be given. */
   readonly selectors?: readonly SelectorDeclaration[]
@@ -104,10 +135,18 @@ export function declareResource(d: ResourceDeclaration): Resource {
     }
   }
   for (const [name, p] of Object.entries(d.listParams ?? {})) {
-    if ((p.kind === 'equals' || p.kind === 'withinDays') && !(p.column in d.columns)) {
-      throw new Error(`${d.type}: list parameter ${name} uses unindexed column ${p.column}`)
+    const cols = p.kind === 'equals' || p.kind === 'withinDays' ? [p.column] : p.kind === 'booleanWhere' ? p.where.map((w) => w.column) : []
+    for (const col of cols) if (!(col in d.columns)) throw new Error(`${d.type}: list parameter ${name} uses unindexed column ${col}`)
+    if (p.kind === 'booleanWhere') {
+      for (const w of p.where) {
+        if (w.param !== undefined && d.listParams?.[w.param]?.kind !== 'integer') throw new Error(`${d.type}: list parameter ${name} reads ${w.param}, which is not an integer parameter`)
+      }
     }
   }
+  for (const key of d.sort?.allowed ?? []) {
+    if (key !== 'updatedAt' && key !== 'createdAt' && !(key in d.columns)) throw new Error(`${d.type}: sort key ${key} is not an indexed column`)
+  }
+  if (d.owner && !(d.owner.column in d.columns)) throw new Error(`${d.type}: owner column ${d.owner.column} is not an indexed column`)
   const writable = Object.fromEntries(Object.entries(all).filter(([k]) => !computed.has(k)))
   const required = new Set(d.required ?? [])
   const createProps = Object.fromEntries(

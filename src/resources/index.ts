@@ -1,10 +1,15 @@
-// The registry of every resource type. Order here is the order of docs and contracts.
+// Every resource family this folder declares. Order here is the order of docs and contracts.
+// Code outside this folder reads families through a `ResourceRegistry` (`services.resources`),
+// never through this list, so an app built with other families serves exactly those.
 import type { Resource } from './declare.js'
 import { assets, categories, contentBlocks, entries, entryDrafts, globalSets, sections, tags } from './content.js'
 import { addresses, users } from './people.js'
 import { donations, locations, orders, products, subscriptions, transfers, variants } from './commerce.js'
+import { createRegistry } from './registry.js'
 
 export type { Resource } from './declare.js'
+export type { ResourceRegistry } from './registry.js'
+export { createRegistry } from './registry.js'
 
 export const allResources: readonly Resource[] = Object.freeze([
   products, variants, subscriptions, transfers, donations, orders,
@@ -12,23 +17,5 @@ export const allResources: readonly Resource[] = Object.freeze([
   sections, locations, entryDrafts,
 ])
 
-const byType = new Map(allResources.map((r) => [r.type, r]))
-const byChangeType = new Map(allResources.map((r) => [r.changeType, r]))
-
-export function resourceByType(type: string): Resource | undefined {
-  return byType.get(type)
-}
-
-export function resourceByChangeType(changeType: string): Resource | undefined {
-  return byChangeType.get(changeType)
-}
-
-/** Resources the machine API serves (those with a read scope). */
-export const servedResources = allResources.filter((r) => r.scope !== undefined)
-
-/** `/changes` `types` values, in the spec's order. */
-export const changeFeedTypes = [
-  'products', 'variants', 'subscriptions', 'transfers', 'donations', 'orders', 'entries', 'assets',
-  'categories', 'tags', 'globalsets', 'addresses', 'contentblocks', 'users',
-] as const
-
+/** The registry of the families declared here: what `buildApp` serves unless told otherwise. */
+export const defaultRegistry = createRegistry(allResources)

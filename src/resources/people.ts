@@ -8,7 +8,7 @@ export const USER_STATUSES = ['active', 'inactive', 'pending', 'suspended', 'loc
 
 export const users = declareResource({
   type: 'users', changeType: 'users', table: 'users', summary: 'Users',
-  scope: 'users:read', sensitiveScope: 'users:read_sensitive', flag: 'enableUsersApi',
+  group: 'people', scope: 'users:read', sensitiveScope: 'users:read_sensitive', flag: 'enableUsersApi',
   columns: { username: { type: 'text', unique: true }, fullName: { type: 'text' }, status: { type: 'text' } },
   searchColumns: ['username', 'fullName'],
   status: { values: USER_STATUSES, default: 'active' },
@@ -27,7 +27,7 @@ export const users = declareResource({
 
 export const addresses = declareResource({
   type: 'addresses', changeType: 'addresses', table: 'addresses', summary: 'Addresses',
-  scope: 'addresses:read', sensitiveScope: 'addresses:read_sensitive', flag: 'enableAddressesApi',
+  group: 'people', scope: 'addresses:read', sensitiveScope: 'addresses:read_sensitive', flag: 'enableAddressesApi',
   columns: {
     ownerId: { type: 'integer' }, title: { type: 'text' }, countryCode: { type: 'text' }, postalCode: { type: 'text' },
     locality: { type: 'text' },

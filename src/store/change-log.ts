@@ -6,12 +6,24 @@
 // ever. Appends therefore take a transaction-scoped advisory lock just before inserting
 // (the last step of every write transaction), so numbers are assigned and committed in
 // the same order. SQLite has one writer at a time and needs nothing.
-import { sql } from 'kysely'
+import type { Resource } from '../resources/index.js'
 import type { Db, DialectAdapter } from './database.js'
 import { setMeta } from './meta.js'
-import type { ChangeEvent } from './content-store.js'
 
 export type ChangeAction = 'created' | 'updated' | 'deleted'
+
+/** One change a write transaction made, as the change log and its hooks see it. */
+export interface ChangeEvent {
+  readonly resource: Resource
+  readonly resourceId: number
+  readonly action: ChangeAction
+  readonly occurredAt: number
+  readonly updatedAt: number
+  /** The public document after the change; null for deletes. */
+  readonly doc: Record<string, unknown> | null
+  /** Sequence number in the change log, set once appended. */
+  seq?: number
+}
 
 export const CHANGE_LOG_LOCK = 7270002
 
@@ -30,7 +42,7 @@ export interface AppendOptions {
 }
 
 export async function appendChanges(tx: Db, adapter: DialectAdapter, events: ChangeEvent[], opts: AppendOptions = {}): Promise<void> {
-  if (adapter.name === 'postgres' && opts.commitOrderLock !== false) await sql`SELECT pg_advisory_xact_lock(${CHANGE_LOG_LOCK})`.execute(tx)
+  if (opts.commitOrderLock !== false) await adapter.transactionLock(tx, CHANGE_LOG_LOCK)
   const batch = 5000
   for (let start = 0; start < events.length; start += batch) {
     const slice = events.slice(start, start + batch)

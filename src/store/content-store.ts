@@ -3,26 +3,15 @@
 // right, and appends to the change log, all in one transaction.
 import { randomUUID } from 'node:crypto'
 import { sql } from 'kysely'
-import type { Resource } from '../resources/declare.js'
-import { allResources, resourceByType } from '../resources/index.js'
+import type { Resource, ResourceRegistry } from '../resources/index.js'
+import type { RecordWriter } from '../resources/hooks.js'
 import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
 import { columnName, type Database, type Db } from './database.js'
 import { completeRecord, isoOf, rowFor, splitSensitive, type Doc } from './documents.js'
-import { derivations, productStock } from './derivations.js'
 import { schemaProblems } from './validation.js'
-import { appendChanges, type ChangeAction } from './change-log.js'
+import { appendChanges, type ChangeAction, type ChangeEvent } from './change-log.js'
 
-export interface ChangeEvent {
-  readonly resource: Resource
-  readonly resourceId: number
-  readonly action: ChangeAction
-  readonly occurredAt: number
-  readonly updatedAt: number
-  /** The public document after the change; null for deletes. */
-  readonly doc: Doc | null
-  /** Sequence number in the change log, set once appended. */
-  seq?: number
-}
+export type { ChangeEvent }
 
 /** Runs inside the write transaction after the change log rows are appended (the outbox). */
 export type ChangeHook = (tx: Db, events: readonly ChangeEvent[]) => Promise<void>
@@ -33,6 +22,8 @@ export interface Actor {
 }
 
 export interface ContentStoreOptions {
+  /** Run inside every write transaction after its change rows are appended (the webhook outbox). */
+  readonly hooks?: readonly ChangeHook[]
   /**
    * Test-only: `false` skips the change log's commit-order lock on PostgreSQL, so the
    * concurrent-writer feed test can show it would catch a skipped change. Never set it
@@ -42,10 +33,15 @@ export interface ContentStoreOptions {
 }
 
 export class ContentStore {
-  private readonly hooks: ChangeHook[] = []
+  private readonly hooks: ChangeHook[]
+  private readonly referrers: Referrers
 
-  constructor(readonly database: Database, private readonly options: ContentStoreOptions = {}) {}
+  constructor(readonly database: Database, readonly resources: ResourceRegistry, private readonly options: ContentStoreOptions = {}) {
+    this.hooks = [...(options.hooks ?? [])]
+    this.referrers = referrersOf(resources)
+  }
 
+  /** Adds a hook after construction (tests observe or fail the write transaction with one). */
   addChangeHook(hook: ChangeHook): void {
     this.hooks.push(hook)
   }
@@ -54,7 +50,7 @@ export class ContentStore {
   async transaction<T>(fn: (w: StoreWriter) => Promise<T>): Promise<T> {
     try {
       return await this.database.db.transaction().execute(async (trx) => {
-        const w = new StoreWriter(trx, this.database, this.options, true)
+        const w = new StoreWriter(trx, this.database, this.resources, this.referrers, this.options, true)
         const result = await fn(w)
         await w.flush(this.hooks)
         return result
@@ -87,27 +83,30 @@ export class ContentStore {
 
   /** The full record (public and sensitive parts) or undefined. */
   get(type: string, id: number): Promise<Doc | undefined> {
-    return new StoreWriter(this.database.db, this.database).get(type, id)
+    return this.outsideTransaction().get(type, id)
+  }
+
+  /** A writer on no transaction, for reads that resolve what a payload names. */
+  outsideTransaction(): StoreWriter {
+    return new StoreWriter(this.database.db, this.database, this.resources, this.referrers)
   }
 }
 
-/** For each resource type, the properties of other types that reference it (from the declarations). */
-const referencesTo = new Map<string, { other: Resource; prop: string; ref: { readonly type: string; readonly by?: string } }[]>()
-for (const other of allResources) {
-  for (const [prop, ref] of Object.entries(other.references ?? {})) {
-    referencesTo.set(ref.type, [...(referencesTo.get(ref.type) ?? []), { other, prop, ref }])
+/** For each family, the properties of other families that reference it (from the declarations). */
+type Referrers = ReadonlyMap<string, readonly { other: Resource; prop: string; ref: { readonly type: string; readonly by?: string } }[]>
+
+function referrersOf(resources: ResourceRegistry): Referrers {
+  const out = new Map<string, { other: Resource; prop: string; ref: { readonly type: string; readonly by?: string } }[]>()
+  for (const other of resources.all) {
+    for (const [prop, ref] of Object.entries(other.references ?? {})) out.set(ref.type, [...(out.get(ref.type) ?? []), { other, prop, ref }])
   }
+  return out
 }
 
-function resourceOrThrow(type: string): Resource {
-  const r = resourceByType(type)
-  if (!r) throw notFound(`Unknown resource type: ${type}`)
-  return r
-}
-
-export class StoreWriter {
+export class StoreWriter implements RecordWriter {
   private readonly events: ChangeEvent[] = []
-  private readonly dirtyProducts = new Set<number>()
+  /** Records whose family `rollup` runs at flush, by family type. */
+  private readonly dirty = new Map<string, Set<number>>()
   private readonly knownRefs = new Map<string, Set<unknown>>()
   private lastStamp = 0
 
@@ -117,7 +116,20 @@ export class StoreWriter {
    *   changing: without it two concurrent refunds or stock adjustments both read the old
    *   value and the last one wins. SQLite transactions hold the write lock from BEGIN.
    */
-  constructor(readonly tx: Db, private readonly database: Database, private readonly options: ContentStoreOptions = {}, private readonly locking = false) {}
+  constructor(
+    readonly tx: Db,
+    private readonly database: Database,
+    private readonly resources: ResourceRegistry,
+    private readonly referrers: Referrers,
+    private readonly options: ContentStoreOptions = {},
+    private readonly locking = false,
+  ) {}
+
+  private resourceOrThrow(type: string): Resource {
+    const r = this.resources.byType(type)
+    if (!r) throw notFound(`Unknown resource type: ${type}`)
+    return r
+  }
 
   /**
    * Millisecond timestamp, never decreasing within this writer. Never ahead of the clock:
@@ -130,24 +142,34 @@ export class StoreWriter {
   }
 
   async get(type: string, id: number): Promise<Doc | undefined> {
-    const r = resourceOrThrow(type)
+    const r = this.resourceOrThrow(type)
     let query = this.tx.selectFrom(r.table)
       .select([this.database.adapter.docText('doc').as('doc'), this.database.adapter.docText('sensitive').as('sensitive')])
       .where('id', '=', id)
-    if (this.locking && this.database.adapter.name === 'postgres') query = query.forUpdate()
+    if (this.locking && this.database.adapter.rowLocks) query = query.forUpdate()
     const row = await query.executeTakeFirst()
     if (!row) return undefined
     return { ...JSON.parse(row.doc as string), ...(row.sensitive ? JSON.parse(row.sensitive as string) : {}) }
   }
 
   async idsWhere(type: string, property: string, value: unknown): Promise<number[]> {
-    const r = resourceOrThrow(type)
+    const r = this.resourceOrThrow(type)
     const rows = await this.tx.selectFrom(r.table).select('id').where(columnName(property), '=', value).orderBy('id').execute()
     return rows.map((x) => x.id as number)
   }
 
-  markProductDirty(productId: number): void {
-    this.dirtyProducts.add(productId)
+  async docsWhere(type: string, property: string, value: unknown): Promise<Doc[]> {
+    const r = this.resourceOrThrow(type)
+    const a = this.database.adapter
+    const rows = await this.tx.selectFrom(r.table).select([a.docText('doc').as('doc'), a.docText('sensitive').as('sensitive')])
+      .where(columnName(property), '=', value).orderBy('id').execute()
+    return rows.map((row) => ({ ...JSON.parse(row.doc as string), ...(row.sensitive ? JSON.parse(row.sensitive as string) : {}) }))
+  }
+
+  markDirty(type: string, id: number): void {
+    const ids = this.dirty.get(type) ?? new Set<number>()
+    ids.add(id)
+    this.dirty.set(type, ids)
   }
 
   async create(type: string, input: unknown): Promise<Doc> {
@@ -156,7 +178,7 @@ export class StoreWriter {
 
   /** Creates records in batches; the first invalid one throws and nothing is kept. */
   async createMany(type: string, inputs: readonly unknown[]): Promise<Doc[]> {
-    const r = resourceOrThrow(type)
+    const r = this.resourceOrThrow(type)
     const fulls: Doc[] = []
     for (let i = 0; i < inputs.length; i++) {
       const input = inputs[i]
@@ -165,7 +187,7 @@ export class StoreWriter {
       await this.checkReferences(r, input as Doc)
       const now = this.stamp()
       const full = completeRecord(r, { ...(input as Doc), uid: randomUUID(), createdAt: isoOf(now), updatedAt: isoOf(now) })
-      await derivations[r.type]?.beforeWrite?.(this, full, undefined)
+      await r.hooks?.beforeWrite?.(this, full, undefined)
       // A left-out property whose type has no valid default (an order's status handle)
       // must be given: never store a document its own schema rejects.
       // Ids come later, in a batch: check with a stand-in so a valid record passes the fast
@@ -191,60 +213,58 @@ export class StoreWriter {
       await this.run(r, () => this.tx.insertInto(r.table).values(rows).execute())
       for (const f of slice) {
         this.record(r, f, 'created')
-        await derivations[r.type]?.afterWrite?.(this, f, undefined)
+        await r.hooks?.afterWrite?.(this, f, undefined)
       }
     }
     return fulls
   }
 
   async update(type: string, id: number, patch: unknown): Promise<Doc> {
-    const r = resourceOrThrow(type)
+    const r = this.resourceOrThrow(type)
     const problems = schemaProblems(r.updateInput, patch)
     if (problems.length > 0) throw invalidMany(problems)
     const previous = await this.get(type, id)
     if (!previous) throw notFound(`No ${type} record with id ${id}`)
     await this.checkReferences(r, patch as Doc)
     const next: Doc = { ...previous, ...(patch as Doc), id, uid: previous.uid, createdAt: previous.createdAt, updatedAt: isoOf(this.stamp()) }
-    await derivations[r.type]?.beforeWrite?.(this, next, previous)
+    await r.hooks?.beforeWrite?.(this, next, previous)
     await this.writeRow(r, next)
     this.record(r, next, 'updated')
-    await derivations[r.type]?.afterWrite?.(this, next, previous)
+    await r.hooks?.afterWrite?.(this, next, previous)
     return next
   }
 
-  async remove(type: string, id: number, opts: { skipProductRefresh?: boolean } = {}): Promise<void> {
-    const r = resourceOrThrow(type)
+  async remove(type: string, id: number, opts: { skipHooks?: boolean } = {}): Promise<void> {
+    const r = this.resourceOrThrow(type)
     const previous = await this.get(type, id)
     if (!previous) throw notFound(`No ${type} record with id ${id}`)
-    await derivations[r.type]?.beforeDelete?.(this, previous)
+    await r.hooks?.beforeDelete?.(this, previous)
     await this.refuseIfReferenced(r, previous)
     await this.run(r, () => this.tx.deleteFrom(r.table).where('id', '=', id).execute())
     const now = this.stamp()
     this.events.push({ resource: r, resourceId: id, action: 'deleted', occurredAt: now, updatedAt: now, doc: null })
-    if (type === 'products') this.dirtyProducts.delete(id)
-    if (!opts.skipProductRefresh) await derivations[r.type]?.afterWrite?.(this, null, previous)
+    this.dirty.get(type)?.delete(id)
+    if (!opts.skipHooks) await r.hooks?.afterWrite?.(this, null, previous)
   }
 
   /** Applies deferred derived refreshes, appends the change log and runs the hooks. */
   async flush(hooks: readonly ChangeHook[]): Promise<void> {
-    for (const productId of this.dirtyProducts) await this.refreshProduct(productId)
-    this.dirtyProducts.clear()
+    for (const [type, ids] of this.dirty) for (const id of ids) await this.rollup(type, id)
+    this.dirty.clear()
     if (this.events.length === 0) return
     await appendChanges(this.tx, this.database.adapter, this.events, { commitOrderLock: this.options.commitOrderLock })
     for (const hook of hooks) await hook(this.tx, this.events)
   }
 
-  private async refreshProduct(productId: number): Promise<void> {
-    // The product row is locked before its variants are read: a concurrent transaction that
-    // changed another variant either committed already (and this read sees it) or waits for
+  private async rollup(type: string, id: number): Promise<void> {
+    const r = this.resourceOrThrow(type)
+    if (!r.hooks?.rollup) return
+    // The record is locked before what it rolls up is read: a concurrent transaction that
+    // changed another part either committed already (and this read sees it) or waits for
     // this one and then recomputes from both changes.
-    const product = await this.get('products', productId)
-    if (!product) return
-    const rows = await this.tx.selectFrom('variants').select(this.database.adapter.docText('doc').as('doc'))
-      .where('product_id', '=', productId).orderBy('id').execute()
-    const derived = productStock(rows.map((x) => JSON.parse(x.doc as string) as Doc))
-    const next: Doc = { ...product, ...derived, updatedAt: isoOf(this.stamp()) }
-    const r = resourceOrThrow('products')
+    const record = await this.get(type, id)
+    if (!record) return
+    const next: Doc = { ...record, ...(await r.hooks.rollup(this, record)), updatedAt: isoOf(this.stamp()) }
     await this.writeRow(r, next)
     this.record(r, next, 'updated')
   }
@@ -265,17 +285,8 @@ export class StoreWriter {
   }
 
   /** Ids for new records, taken before insert so each document is written once. */
-  private async allocateIds(r: Resource, n: number): Promise<number[]> {
-    if (n === 0) return []
-    if (this.database.adapter.name === 'postgres') {
-      const { rows } = await sql<{ id: number }>`SELECT nextval(pg_get_serial_sequence(${r.table}, 'id'))::bigint AS id FROM generate_series(1, ${n})`.execute(this.tx)
-      return rows.map((x) => Number(x.id))
-    }
-    // SQLite: one writer at a time, so the next ids are known; sqlite_sequence keeps deleted
-    // ids from being reused.
-    const { rows } = await sql<{ top: number }>`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ${r.table}), 0), COALESCE((SELECT MAX(id) FROM ${sql.table(r.table)}), 0)) AS top`.execute(this.tx)
-    const top = Number(rows[0]?.top ?? 0)
-    return Array.from({ length: n }, (_, i) => top + 1 + i)
+  private allocateIds(r: Resource, n: number): Promise<number[]> {
+    return n === 0 ? Promise.resolve([]) : this.database.adapter.allocateIds(this.tx, r.table, n)
   }
 
   /**
@@ -285,16 +296,13 @@ export class StoreWriter {
    */
   private async refuseIfReferenced(target: Resource, previous: Doc): Promise<void> {
     const referrers: ErrorDetail[] = []
-    for (const { other, prop, ref } of referencesTo.get(target.type) ?? []) {
+    for (const { other, prop, ref } of this.referrers.get(target.type) ?? []) {
       const value = previous[ref.by ?? 'id']
       if (value === undefined || value === null) continue
-      // Indexed columns are compared directly; other reference properties live only in the
-      // document, where PostgreSQL's #>> yields text and SQLite's ->> the SQL value.
-      const inColumn = prop in other.columns
-      const left = inColumn ? sql.ref(columnName(prop)) : this.database.adapter.textAt('doc', [prop])
-      const right = inColumn || this.database.adapter.name === 'sqlite' ? value : String(value)
+      // Indexed columns are compared directly; other reference properties live only in the document.
+      const test = prop in other.columns ? sql<boolean>`${sql.ref(columnName(prop))} = ${value}` : this.database.adapter.textAtEquals('doc', [prop], value)
       const row = await this.tx.selectFrom(other.table).select((eb) => eb.fn.countAll().as('n'))
-        .where(sql<boolean>`${left} = ${right}`).executeTakeFirst()
+        .where(test).executeTakeFirst()
       const n = Number(row?.n ?? 0)
       if (n > 0) referrers.push({ param: `${other.type}.${prop}`, problem: `${n} ${other.type} record${n === 1 ? '' : 's'} still refer to it` })
     }
@@ -312,7 +320,7 @@ export class StoreWriter {
       const known = this.knownRefs.get(key) ?? new Set()
       this.knownRefs.set(key, known)
       if (known.has(v)) continue
-      const target = resourceOrThrow(ref.type)
+      const target = this.resourceOrThrow(ref.type)
       const found = await this.tx.selectFrom(target.table).select('id')
         .where(columnName(ref.by ?? 'id'), '=', v).executeTakeFirst()
       if (found) known.add(v)
@@ -321,30 +329,22 @@ export class StoreWriter {
     if (problems.length > 0) throw invalidMany(problems)
   }
 
+  /** The declared property a unique-constraint violation is about (the last column of a composite one). */
+  private uniqueViolationField(r: Resource, e: unknown): string | undefined {
+    const columns = this.database.adapter.uniqueViolation(e, r.table)
+    if (!columns) return undefined
+    const column = columns[columns.length - 1] ?? 'id'
+    return Object.keys(r.columns).find((p) => columnName(p) === column) ?? column
+  }
+
   /** Maps unique-constraint violations to a 400 naming the field; other errors pass through. */
   private async run<T>(r: Resource, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn()
     } catch (e) {
-      const field = uniqueViolationField(r, e)
+      const field = this.uniqueViolationField(r, e)
       if (field) throw invalid(field, 'already used by another record')
       throw e
     }
   }
 }
-
-function uniqueViolationField(r: Resource, e: unknown): string | undefined {
-  if (!(e instanceof Error)) return undefined
-  const err = e as Error & { code?: string; constraint?: string }
-  let column: string | undefined
-  if (err.code === '23505' && err.constraint) {
-    column = err.constraint.replace(`${r.table}_`, '').replace(/_unique$/, '')
-  } else if (err.code === 'SQLITE_CONSTRAINT_UNIQUE') {
-    const cols = err.message.replace(/^.*failed: /, '').split(',').map((c) => c.trim().split('.')[1])
-    column = cols[cols.length - 1]
-  } else return undefined
-  if (column === 'uid') return 'uid'
-  const prop = Object.keys(r.columns).find((p) => columnName(p) === column)
-  return prop ?? column
-}
-

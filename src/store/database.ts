@@ -32,6 +32,25 @@ export interface DialectAdapter {
   ilike(expr: RawBuilder<unknown>, pattern: string): RawBuilder<boolean>
   /** EXISTS over the elements of an array at `path`, testing `test(elementRef)`. */
   anyElement(column: string, path: readonly string[], test: (element: string) => RawBuilder<boolean>): RawBuilder<boolean>
+  /** JSON text of the value at `path` inside an `anyElement` element (`[]`: the element itself). */
+  elementJsonAt(element: string, path: readonly string[]): RawBuilder<string | null>
+  /** Plain text of the scalar at `path` inside an `anyElement` element. */
+  elementTextAt(element: string, path: readonly string[]): RawBuilder<string | null>
+  /** `textAt(column, path) = value`, with the value typed as the engine compares it. */
+  textAtEquals(column: string, path: readonly string[], value: unknown): RawBuilder<boolean>
+  /**
+   * Whether reads in a write transaction can lock rows (`FOR UPDATE`). SQLite needs none:
+   * its write transactions hold the database's write lock from BEGIN.
+   */
+  readonly rowLocks: boolean
+  /** `FOR UPDATE SKIP LOCKED` where rows can be claimed apart, else nothing. */
+  readonly skipLocked: RawBuilder<unknown>
+  /** Takes a transaction-scoped lock on `key` (serialises writers across processes); SQLite: nothing to do. */
+  transactionLock(tx: Db, key: number): Promise<void>
+  /** The next `n` ids of `table`, taken before insert so each document is written once. */
+  allocateIds(tx: Db, table: string, n: number): Promise<number[]>
+  /** Columns of the unique constraint `err` violated on `table`, or undefined for other errors. */
+  uniqueViolation(err: unknown, table: string): string[] | undefined
 }
 
 export interface Database {
@@ -65,6 +84,28 @@ const sqliteAdapter: DialectAdapter = {
   ilike: (expr, pattern) => sql<boolean>`(${expr} LIKE ${pattern} ESCAPE '\\')`,
   anyElement: (column, path, test) =>
     sql<boolean>`EXISTS (SELECT 1 FROM json_each(${sql.ref(column)}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
+  // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
+  elementJsonAt: (element, path) => path.length === 0
+    ? sql<string | null>`(CASE WHEN el.type = 'text' THEN json_quote(${sql.raw(element)}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${sql.raw(element)} END)`
+    : sql<string | null>`(${sql.raw(element)} -> ${jsonPath(path)})`,
+  elementTextAt: (element, path) => path.length === 0 ? sql<string | null>`${sql.raw(element)}` : sql<string | null>`(${sql.raw(element)} ->> ${jsonPath(path)})`,
+  // ->> yields the SQL value (an integer stays an integer).
+  textAtEquals: (column, path, value) => sql<boolean>`(${sql.ref(column)} ->> ${jsonPath(path)}) = ${value}`,
+  rowLocks: false,
+  skipLocked: sql``,
+  transactionLock: async () => {},
+  async allocateIds(tx, table, n) {
+    // One writer at a time, so the next ids are known; sqlite_sequence keeps deleted ids from being reused.
+    const { rows } = await sql<{ top: number }>`SELECT MAX(COALESCE((SELECT seq FROM sqlite_sequence WHERE name = ${table}), 0), COALESCE((SELECT MAX(id) FROM ${sql.table(table)}), 0)) AS top`.execute(tx)
+    const top = Number(rows[0]?.top ?? 0)
+    return Array.from({ length: n }, (_, i) => top + 1 + i)
+  },
+  uniqueViolation(err) {
+    const e = err as { code?: string; message?: string } | null
+    if (e?.code !== 'SQLITE_CONSTRAINT_UNIQUE' && e?.code !== 'SQLITE_CONSTRAINT_PRIMARYKEY') return undefined
+    // "UNIQUE constraint failed: entries.section, entries.slug"
+    return String(e.message).replace(/^.*failed: /, '').split(',').map((c) => c.trim().split('.')[1] ?? c.trim())
+  },
 }
 
 const postgresAdapter: DialectAdapter = {
@@ -82,24 +123,27 @@ const postgresAdapter: DialectAdapter = {
   ilike: (expr, pattern) => sql<boolean>`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   anyElement: (column, path, test) =>
     sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${sql.ref(column)} #> ${pgPath(path)}) = 'array' THEN ${sql.ref(column)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
-}
-
-/** Element-relative helpers for `anyElement` tests: the element is JSON text on SQLite, jsonb on PG. */
-export function elementJsonAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
-  if (adapter.name === 'sqlite') {
-    // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
-    return path.length === 0
-      ? sql<string | null>`(CASE WHEN el.type = 'text' THEN json_quote(${sql.raw(element)}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${sql.raw(element)} END)`
-      : sql<string | null>`(${sql.raw(element)} -> ${jsonPath(path)})`
-  }
-  return sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`
-}
-
-export function elementTextAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
-  if (adapter.name === 'sqlite') {
-    return path.length === 0 ? sql<string | null>`${sql.raw(element)}` : sql<string | null>`(${sql.raw(element)} ->> ${jsonPath(path)})`
-  }
-  return sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`
+  elementJsonAt: (element, path) => sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`,
+  elementTextAt: (element, path) => sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`,
+  // #>> yields text: compare with the value's text.
+  textAtEquals: (column, path, value) => sql<boolean>`(${sql.ref(column)} #>> ${pgPath(path)}) = ${String(value)}`,
+  rowLocks: true,
+  skipLocked: sql`FOR UPDATE SKIP LOCKED`,
+  async transactionLock(tx, key) {
+    await sql`SELECT pg_advisory_xact_lock(${key})`.execute(tx)
+  },
+  async allocateIds(tx, table, n) {
+    const { rows } = await sql<{ id: number }>`SELECT nextval(pg_get_serial_sequence(${table}, 'id'))::bigint AS id FROM generate_series(1, ${n})`.execute(tx)
+    return rows.map((x) => Number(x.id))
+  },
+  uniqueViolation(err, table) {
+    const e = err as { code?: string; constraint?: string; detail?: string } | null
+    if (e?.code !== '23505') return undefined
+    // Constraint names are `<table>_<column>_unique` (or `<table>_pkey`/`_uid_key`); the detail names every column.
+    const fromDetail = /^Key \(([^)]*)\)=/.exec(e.detail ?? '')?.[1]
+    if (fromDetail) return fromDetail.split(',').map((c) => c.trim().replace(/"/g, ''))
+    return e.constraint ? [e.constraint.replace(`${table}_`, '').replace(/_unique$|_key$/, '')] : []
+  },
 }
 
 export function openDatabase(url: string, options: { poolSize?: number; schema?: string } = {}): Database {

@@ -2,9 +2,10 @@
 // (so pages are never short), documents returned as JSON text ready to send.
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely'
 import type { Resource } from '../resources/declare.js'
-import { columnName, elementJsonAt, elementTextAt, type Database } from './database.js'
+import { columnName, type Database } from './database.js'
 
-export type SortKey = 'updatedAt' | 'createdAt' | 'title'
+/** `updatedAt`, `createdAt` or an indexed column a family allows sorting by. */
+export type SortKey = string
 
 /** A document path test: `arrayAt` splits the path where an array's elements are tested. */
 export interface PathTest {
@@ -20,9 +21,11 @@ export interface PathTest {
 
 export type Condition =
   | { readonly kind: 'eq'; readonly column: string; readonly value: string | number | boolean }
+  /** Records whose `column` holds the id of a record of `owner` that matches `where`. */
+  | { readonly kind: 'ownedBy'; readonly column: string; readonly ownerTable: string; readonly where: readonly Condition[] }
   | { readonly kind: 'search'; readonly columns: readonly string[]; readonly pattern: string }
   | { readonly kind: 'gte'; readonly column: string; readonly value: number }
-  | { readonly kind: 'lowStock'; readonly threshold: number }
+  | { readonly kind: 'lte'; readonly column: string; readonly value: number }
   | { readonly kind: 'path'; readonly test: PathTest }
   | { readonly kind: 'idIn'; readonly ids: readonly number[] }
 
@@ -42,7 +45,7 @@ export interface RecordRow {
   readonly sensitive: string | null
 }
 
-const sortColumn = (sort: SortKey) => (sort === 'updatedAt' ? 'updated_at' : sort === 'createdAt' ? 'created_at' : 'title')
+const sortColumn = (sort: SortKey) => (sort === 'updatedAt' ? 'updated_at' : sort === 'createdAt' ? 'created_at' : columnName(sort))
 
 /** Escapes LIKE metacharacters; `*` (when wildcards are on) becomes `%`. */
 export function likePattern(text: string, { contains, wildcard }: { contains: boolean; wildcard: boolean }): string {
@@ -63,8 +66,9 @@ export class RecordReader {
       case 'idIn': return c.ids.length === 0 ? sql<SqlBool>`1 = 0` : eb('id', 'in', c.ids)
       case 'search':
         return eb.or(c.columns.map((col) => a.ilike(sql.ref(columnName(col)), c.pattern) as Expression<SqlBool>))
-      case 'lowStock':
-        return eb.and([eb('has_unlimited_stock', '=', a.bool(false)), eb('total_stock', '<=', c.threshold)])
+      case 'lte': return eb(columnName(c.column), '<=', c.value)
+      case 'ownedBy':
+        return eb(columnName(c.column), 'in', eb.selectFrom(c.ownerTable).select('id').where((inner) => inner.and(c.where.map((w) => this.condition(inner, w)))))
       case 'path': return this.pathTest(c.test)
     }
   }
@@ -79,13 +83,13 @@ export class RecordReader {
     if (t.arrayAt === undefined) {
       const scalar = compare(a.jsonAt(t.source, t.path), a.textAt(t.source, t.path))
       if (!t.orElements) return scalar as Expression<SqlBool>
-      const element = a.anyElement(t.source, t.path, (el) => compare(elementJsonAt(a, el, []), elementTextAt(a, el, [])))
+      const element = a.anyElement(t.source, t.path, (el) => compare(a.elementJsonAt(el, []), a.elementTextAt(el, [])))
       return sql<SqlBool>`(${scalar} OR ${element})`
     }
     const outer = t.path.slice(0, t.arrayAt)
     const inner = t.path.slice(t.arrayAt)
     return a.anyElement(t.source, outer, (el) =>
-      compare(elementJsonAt(a, el, inner), elementTextAt(a, el, inner))) as Expression<SqlBool>
+      compare(a.elementJsonAt(el, inner), a.elementTextAt(el, inner))) as Expression<SqlBool>
   }
 
   async list(r: Resource, q: RecordQuery): Promise<RecordRow[]> {
@@ -103,21 +107,30 @@ export class RecordReader {
     const rows = await query.orderBy(col, dir).orderBy('id', dir).limit(q.limit).execute()
     return rows.map((row) => ({
       id: Number(row.id),
-      sortKey: col === 'title' ? (row.sort_key as string) : Number(row.sort_key),
+      sortKey: typeof row.sort_key === 'string' ? row.sort_key : Number(row.sort_key),
       doc: row.doc as string,
       sensitive: ((row as Record<string, unknown>).sensitive as string | null | undefined) ?? null,
     }))
   }
 
-  /** One record by selector columns (all must match). */
-  async findOne(r: Resource, where: Readonly<Record<string, string | number>>, withSensitive: boolean): Promise<RecordRow | undefined> {
+  /** One record by selector columns (all must match) that also meets `conditions`. */
+  async findOne(r: Resource, where: Readonly<Record<string, string | number>>, withSensitive: boolean, conditions: readonly Condition[] = []): Promise<RecordRow | undefined> {
     const a = this.database.adapter
     let query = this.database.db.selectFrom(r.table).select(['id', 'updated_at', a.docText('doc').as('doc')])
+    if (conditions.length > 0) query = query.where((eb) => eb.and(conditions.map((c) => this.condition(eb, c))))
     if (withSensitive && r.sensitiveKeys.length > 0) query = query.select(a.docText('sensitive').as('sensitive'))
     for (const [prop, value] of Object.entries(where)) query = query.where(prop === 'id' || prop === 'uid' ? prop : columnName(prop), '=', value)
     const row = await query.orderBy('id').limit(1).executeTakeFirst()
     if (!row) return undefined
     return { id: Number(row.id), sortKey: Number(row.updated_at), doc: row.doc as string, sensitive: ((row as Record<string, unknown>).sensitive as string | null | undefined) ?? null }
+  }
+
+  /** Which of `ids` meet `conditions` (the change feed hides records a caller may not see). */
+  async idsMeeting(r: Resource, ids: readonly number[], conditions: readonly Condition[]): Promise<Set<number>> {
+    if (ids.length === 0) return new Set()
+    const rows = await this.database.db.selectFrom(r.table).select('id').where('id', 'in', ids)
+      .where((eb) => eb.and(conditions.map((c) => this.condition(eb, c)))).execute()
+    return new Set(rows.map((row) => Number(row.id)))
   }
 
   /** Documents of several records by id (for change-feed snapshots). */

@@ -32,7 +32,7 @@ export interface ClaimOptions {
 export async function claimDeliveries(database: Database, opts: ClaimOptions): Promise<ClaimedDelivery[]> {
   const now = opts.now ?? Date.now()
   const token = randomUUID()
-  const skipLocked = database.adapter.name === 'postgres' ? sql`FOR UPDATE SKIP LOCKED` : sql``
+  const skipLocked = database.adapter.skipLocked
   const { rows } = await sql<Record<string, unknown>>`
     UPDATE webhook_deliveries
        SET lease_owner = ${opts.workerId}, lease_token = ${token}, lease_until = ${now + opts.leaseMs},

@@ -4,7 +4,8 @@
 import { randomUUID } from 'node:crypto'
 import type { ChangeEvent } from '../store/content-store.js'
 
-export type EventResourceType = 'entry' | 'product' | 'order'
+/** A family's declared `eventType` (`entry`, `product`, `order`). */
+export type EventResourceType = string
 export type EventAction = 'created' | 'updated' | 'deleted'
 
 export interface WebhookEvent {

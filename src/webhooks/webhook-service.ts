@@ -50,10 +50,11 @@ export interface WebhookStatus {
 export class WebhookService {
   readonly outboxHook: ChangeHook
   private worker: DeliveryWorker | undefined
-  /** Set by createServices: audits probes and replays. */
-  onOperation: WebhookOperationHook | undefined
+  /** Audits probes and replays (the control plane's audit log). */
+  private readonly onOperation: WebhookOperationHook | undefined
 
-  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger) {
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: { onOperation?: WebhookOperationHook } = {}) {
+    this.onOperation = opts.onOperation
     // The hook runs before the write commits. On SQLite the worker's claim waits for the
     // one connection, so it sees the rows; on PostgreSQL it may look too early, so it looks
     // again just after the commit has usually landed (else the next poll finds them).

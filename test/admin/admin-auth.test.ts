@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import Fastify from 'fastify'
 import { adminApi } from '../../src/api/admin/admin-api.js'
 import { installErrorHandler } from '../../src/api/error-handler.js'
-import { readScopes } from '../../src/auth/scopes.js'
+import { readScopes } from '../helpers/scopes.js'
 import type { TestResponse } from '../helpers/test-app.js'
 import { ADMIN, ADMIN_TOKEN, adminClient, adminTestApp, countRows, dataOf } from './helpers/admin-client.js'
 

@@ -8,7 +8,7 @@ import { promisify } from 'node:util'
 import { allRoutes, END, renderReference, START } from '../../scripts/api-doc.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
-import { readScopes } from '../../src/auth/scopes.js'
+import { readScopes } from '../helpers/scopes.js'
 
 const run = promisify(execFile)
 const doc = readFileSync('docs/api.md', 'utf8')

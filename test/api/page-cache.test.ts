@@ -6,6 +6,7 @@ import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { openDatabase } from '../../src/store/database.js'
 import { ContentStore } from '../../src/store/content-store.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 
 test('a cached page is dropped by a write through this process or another one', async () => {
   const app = await buildTestApp({ dialect: 'sqlite' })
@@ -21,7 +22,7 @@ test('a cached page is dropped by a write through this process or another one', 
     // Another process: a second connection to the same SQLite file.
     const other = openDatabase(app.database.url)
     try {
-      await new ContentStore(other).update('products', 1, { title: 'Green shirt' })
+      await new ContentStore(other, defaultRegistry).update('products', 1, { title: 'Green shirt' })
     } finally {
       await other.close()
     }

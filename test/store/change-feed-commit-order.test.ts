@@ -20,6 +20,7 @@ import { ContentStore } from '../../src/store/content-store.js'
 import { readChanges } from '../../src/store/change-log.js'
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
 import { testDatabase, testDialects } from '../helpers/test-app.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 
 interface Outcome {
   /** Changes committed, as counted by the writers. */
@@ -44,7 +45,7 @@ async function runScenario(dialect: DialectName, opts: { writers: number; perWri
     // PostgreSQL: each writer has its own pool (one connection), like separate processes.
     const db = dialect === 'postgres' ? openDatabase(base.url, { schema: base.schema, poolSize: 1 }) : base
     if (db !== base) writerDbs.push(db)
-    const store = new ContentStore(db, { commitOrderLock: opts.commitOrderLock })
+    const store = new ContentStore(db, defaultRegistry, { commitOrderLock: opts.commitOrderLock })
     // Runs after the change rows have their seq numbers, before the commit.
     store.addChangeHook(() => jitter(opts.commitDelayMs))
     stores.push(store)

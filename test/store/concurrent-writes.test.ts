@@ -8,6 +8,7 @@ import { testDatabase, testDialects } from '../helpers/test-app.js'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { ContentStore } from '../../src/store/content-store.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 
 const execFileAsync = promisify(execFile)
 
@@ -15,7 +16,7 @@ for (const dialect of await testDialects()) {
   test(`${dialect}: concurrent stock adjustments and variant updates keep every change`, async () => {
     const database = await testDatabase(dialect, { poolSize: 12 })
     try {
-      const store = new ContentStore(database)
+      const store = new ContentStore(database, defaultRegistry)
       const p = await store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
       const a = await store.create('variants', { productId: p.id, sku: 'A', title: 'A', price: 5, stock: 3 })
       const b = await store.create('variants', { productId: p.id, sku: 'B', title: 'B', price: 5, stock: 0 })
@@ -47,8 +48,9 @@ test('sqlite: two processes writing the same file wait for each other instead of
     const script = `
       import { openDatabase } from './src/store/database.ts'
       import { ContentStore } from './src/store/content-store.ts'
+      import { defaultRegistry } from './src/resources/index.ts'
       const db = openDatabase(process.env.DB_URL)
-      const store = new ContentStore(db)
+      const store = new ContentStore(db, defaultRegistry)
       let failed = 0
       for (let i = 0; i < 40; i++) {
         try {
@@ -64,7 +66,7 @@ test('sqlite: two processes writing the same file wait for each other instead of
       console.log('failed=' + failed)
     `
     const child = execFileAsync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { env: { ...process.env, DB_URL: database.url } })
-    const store = new ContentStore(database)
+    const store = new ContentStore(database, defaultRegistry)
     const errors: string[] = []
     for (let i = 0; i < 40; i++) {
       try {

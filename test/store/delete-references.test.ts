@@ -5,12 +5,13 @@ import assert from 'node:assert/strict'
 import { testDatabase, testDialects } from '../helpers/test-app.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import { ApiError } from '../../src/contract/errors.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 
 for (const dialect of await testDialects()) {
   test(`${dialect}: deleting a referenced user, section, location or parent category is refused`, async () => {
     const database = await testDatabase(dialect)
     try {
-      const store = new ContentStore(database)
+      const store = new ContentStore(database, defaultRegistry)
       const user = await store.create('users', { username: 'ada', email: 'ada@example.com' })
       await store.create('addresses', { ownerId: user.id, countryCode: 'GB' })
       const section = await store.create('sections', { handle: 'news', name: 'News', type: 'channel' })

@@ -7,6 +7,7 @@ import { ApiError } from '../../src/contract/errors.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import type { Db } from '../../src/store/database.js'
 import { testDatabase, testDialects } from '../helpers/test-app.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 
 async function counts(db: Db): Promise<Record<string, number>> {
   const out: Record<string, number> = {}
@@ -38,7 +39,7 @@ for (const dialect of await testDialects()) {
   test(`${dialect}: failed writes leave no record and no change`, async (t) => {
     const database = await testDatabase(dialect)
     t.after(() => database.destroy())
-    const store = new ContentStore(database)
+    const store = new ContentStore(database, defaultRegistry)
     const product = await store.create('products', { type: 'apparel', title: 'Tee', slug: 'tee' })
     const variant = await store.create('variants', { productId: product.id, sku: 'TEE-1', title: 'One', price: 10, stock: 4 })
     const baseline = await counts(database.db)
@@ -92,7 +93,7 @@ for (const dialect of await testDialects()) {
     })
 
     await t.test('a change hook (the outbox) that fails undoes the write', async () => {
-      const hooked = new ContentStore(database)
+      const hooked = new ContentStore(database, defaultRegistry)
       let calls = 0
       hooked.addChangeHook(async (_tx, events) => {
         calls++

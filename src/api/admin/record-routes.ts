@@ -2,14 +2,13 @@
 // resource (`/{type}` and `/{type}/{id}`). Every write goes through the content store's
 // write service, so validation, derived values and the change log happen there, in one
 // transaction: a rejected write leaves nothing behind.
-import { allResources } from '../../resources/index.js'
 import { notFound } from '../../contract/errors.js'
 import { recordId } from './admin-params.js'
 import { sendAdminData, type AdminRoutes } from './admin-route.js'
 
 export const recordRoutes: AdminRoutes = (admin, { services }) => {
   const { store } = services
-  for (const r of allResources) {
+  for (const r of services.resources.all) {
     admin.post(`/${r.type}`, async (request, reply) => {
       const created = await store.create(r.type, request.body)
       return sendAdminData(reply, request, await store.get(r.type, created.id as number) ?? created, 201)

@@ -31,7 +31,7 @@ export async function migrate(database: Database): Promise<MigrationResult[]> {
   for (const m of migrations) {
     const applied = await db.transaction().execute(async (trx) => {
       // PostgreSQL: one migrator at a time across processes.
-      if (adapter.name === 'postgres') await sql`SELECT pg_advisory_xact_lock(7270001)`.execute(trx)
+      await adapter.transactionLock(trx, 7270001)
       const done = await trx.selectFrom('migrations').select('name').where('name', '=', m.name).executeTakeFirst()
       if (done) return false
       await m.up(trx, adapter)

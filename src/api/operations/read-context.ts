@@ -1,0 +1,13 @@
+// What the read operations need from a process's services. Routes, CLI, panel and MCP pass
+// their `Services`; the operations know nothing of HTTP.
+import type { Services } from '../../services.js'
+
+export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 'settings' | 'database'>
+
+/** A page or item as ready JSON text: stored documents are spliced, never re-serialised. */
+export interface JsonResult {
+  /** JSON text of `data`. */
+  readonly rawData: string
+  readonly pagination?: { readonly hasMore: boolean; readonly nextCursor: string | null }
+  readonly meta?: Record<string, unknown>
+}

@@ -1,0 +1,43 @@
+// What a caller may see of a family: its sensitive fields (with the family's
+// `:read_sensitive` scope), records in other statuses than the default (with the
+// `otherStatusesScope`), and owned records only while their owner is visible (a content block
+// of an unpublished entry is as hidden as the entry).
+import type { Resource, ResourceRegistry } from '../../resources/index.js'
+import type { Caller } from '../../auth/credentials.js'
+import type { Condition, RecordRow } from '../../store/record-query.js'
+import { mergeDocText } from '../../store/documents.js'
+import { project, type FieldTree } from '../projection.js'
+
+export function visibility(r: Resource, caller: Caller) {
+  const withSensitive = r.sensitiveScope !== undefined && caller.scopes.has(r.sensitiveScope)
+  const allowed = [...r.publicKeys, ...(withSensitive ? r.sensitiveKeys : [])]
+  const denied = new Map(withSensitive ? [] : r.sensitiveKeys.map((k) => [k, r.sensitiveScope as string]))
+  return { withSensitive, allowed, denied }
+}
+
+/** Whether the caller sees only the default status of `r` (entries without read_all_statuses). */
+export function statusRestricted(r: Resource, caller: Caller): boolean {
+  return r.status?.otherStatusesScope !== undefined && r.status.default !== undefined && !caller.scopes.has(r.status.otherStatusesScope)
+}
+
+/**
+ * Conditions every query of `r` by this caller carries: the default status where the caller
+ * may see no other, and, for owned families, an owner the caller may see (recursively).
+ */
+export function visibilityConditions(resources: ResourceRegistry, r: Resource, caller: Caller): Condition[] {
+  const own: Condition[] = statusRestricted(r, caller) ? [{ kind: 'eq', column: 'status', value: r.status?.default as string }] : []
+  return [...own, ...ownerConditions(resources, r, caller)]
+}
+
+/** The owner part of `visibilityConditions` (lists handle the family's own status themselves). */
+export function ownerConditions(resources: ResourceRegistry, r: Resource, caller: Caller): Condition[] {
+  const owner = r.owner ? resources.byType(r.owner.type) : undefined
+  if (!r.owner || !owner) return []
+  const where = visibilityConditions(resources, owner, caller)
+  return where.length > 0 ? [{ kind: 'ownedBy', column: r.owner.column, ownerTable: owner.table, where }] : []
+}
+
+export function renderRow(row: RecordRow, fields: FieldTree | undefined): string {
+  const text = mergeDocText(row.doc, row.sensitive)
+  return fields ? JSON.stringify(project(JSON.parse(text), fields)) : text
+}

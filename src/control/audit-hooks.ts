@@ -1,0 +1,50 @@
+// Audit records of other parts' operations: credential lifecycle changes and webhook probes
+// and replays. The credential and webhook services take these as hooks at construction and
+// run them inside the operation's own transaction, so a change and its record commit together;
+// callbacks, so those parts do not depend on the control plane.
+import type { CredentialChangeHook } from '../auth/credentials.js'
+import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
+import { appendAudit } from './audit-log.js'
+
+/**
+ * The credential service's change hook: every lifecycle change (admin API, panel, CLI) is
+ * audited in the change's own transaction. Records carry the credential's id, label,
+ * scopes and status, never its token or digest.
+ */
+export const auditCredentialChange: CredentialChangeHook = async (tx, change) => {
+  const c = change.credential
+  await appendAudit(tx, {
+    category: 'credential', action: change.action, outcome: 'success',
+    actor: change.by ?? { type: 'system', id: 'unattributed' }, requestId: null, entity: { type: 'credential', id: c.id },
+    summary: `${change.action} credential ${c.id} (${c.label})`,
+    metadata: { label: c.label, scopes: c.scopes, status: c.status, expiresAt: c.expiresAt, boundaries: c.boundaries, ...(change.changed ? { changed: change.changed } : {}) },
+  })
+}
+
+/**
+ * The webhook service's operation hook: probes (delivered, failed, or refused inside the
+ * cooldown) and DLQ replays, whoever ran them, in the operation's own transaction. Records
+ * carry the probe id, status code and target host (scheme, host, port), never the secret
+ * or the URL's path; replays carry the mode and the ids put back in the queue.
+ */
+export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
+  if (op.kind === 'probe') {
+    const a = op.attempt
+    await appendAudit(tx, {
+      category: 'webhook', action: 'probe', outcome: op.outcome === 'delivered' ? 'success' : op.outcome === 'failed' ? 'failure' : 'denied',
+      actor: op.by, requestId: null, entity: a ? { type: 'webhook_probe', id: a.probeId } : null,
+      summary: a ? `Probe ${a.probeId} ${a.status}${a.statusCode !== null ? ` (HTTP ${a.statusCode})` : ''}` : 'Probe refused: one ran less than five minutes ago',
+      metadata: a
+        ? { result: op.outcome, probeId: a.probeId, statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, targetHost: a.targetHost }
+        : { result: op.outcome },
+    })
+    return
+  }
+  const { request, result } = op
+  await appendAudit(tx, {
+    category: 'webhook', action: 'replay', outcome: 'success', actor: op.by, requestId: null,
+    entity: request.mode === 'single' ? { type: 'webhook_dead_letter', id: String(request.id) } : null,
+    summary: `Replayed ${result.replayed} dead letter${result.replayed === 1 ? '' : 's'} (${result.mode})`,
+    metadata: { mode: result.mode, ...(request.mode === 'all' ? { limit: request.limit } : { id: request.id }), replayed: result.replayed, ids: result.ids },
+  })
+}

@@ -1,0 +1,62 @@
+// Commerce behaviour: a variant's availability, a product's stock, default and variant
+// summary from its variants, an order's totals and paid status.
+import { invalid } from '../contract/errors.js'
+import type { Doc, FamilyHooks } from './hooks.js'
+
+const round2 = (n: number) => Math.round(n * 100) / 100
+
+export const variantHooks: FamilyHooks = {
+  beforeWrite(_w, next) {
+    next.isAvailable = next.status === 'live' && (next.hasUnlimitedStock === true || (next.stock as number) > 0)
+  },
+  afterWrite(w, next, previous) {
+    if (next) w.markDirty('products', next.productId as number)
+    if (previous && previous.productId !== next?.productId) w.markDirty('products', previous.productId as number)
+  },
+}
+
+export const productHooks: FamilyHooks = {
+  // A new product has no variants yet; its stock fields must say so (totalStock 0, not
+  // the null that means unlimited) until a variant write refreshes them.
+  beforeWrite(_w, next, previous) {
+    if (!previous) Object.assign(next, productStock([]))
+  },
+  async beforeDelete(w, previous) {
+    for (const id of await w.idsWhere('variants', 'productId', previous.id)) await w.remove('variants', id, { skipHooks: true })
+  },
+  async rollup(w, product) {
+    return productStock(await w.docsWhere('variants', 'productId', product.id))
+  },
+}
+
+export const orderHooks: FamilyHooks = {
+  beforeWrite(_w, next) {
+    const lines = (next.lineItems as { subtotal: number }[]) ?? []
+    next.itemTotal = round2(lines.reduce((s, l) => s + l.subtotal, 0))
+    const price = next.totalPrice as number
+    const paid = next.totalPaid as number
+    const refunded = next.totalRefunded as number
+    if (refunded > paid) throw invalid('totalRefunded', 'cannot exceed totalPaid')
+    next.paidStatus =
+      refunded > 0 && refunded >= paid ? 'refunded'
+        : paid <= 0 ? 'unpaid'
+          : paid < price ? 'partial'
+            : paid > price ? 'overPaid' : 'paid'
+  },
+}
+
+/** Product fields computed from its variants (ordered by id). */
+export function productStock(variants: readonly Doc[]): Doc {
+  const unlimited = variants.some((v) => v.hasUnlimitedStock === true)
+  const def = variants.find((v) => v.isDefault === true) ?? variants[0]
+  return {
+    hasUnlimitedStock: unlimited,
+    totalStock: unlimited ? null : variants.reduce((s, v) => s + (v.stock as number), 0),
+    defaultSku: def ? def.sku : null,
+    defaultPrice: def ? def.price : null,
+    variants: variants.map((v) => ({
+      id: v.id, sku: v.sku, title: v.title, price: v.price, stock: v.stock,
+      hasUnlimitedStock: v.hasUnlimitedStock, isAvailable: v.isAvailable, isDefault: v.isDefault,
+    })),
+  }
+}

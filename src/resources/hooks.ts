@@ -1,0 +1,31 @@
+// Behaviour that only one family has (a product's stock from its variants, a category's
+// level, an order's totals) is declared on the family as hooks; the content store's write
+// service runs them inside the write transaction and names no family itself.
+
+/** A record as the write service handles it: public and sensitive properties together. */
+export type Doc = Record<string, unknown>
+
+/** What a hook may do with the write transaction it runs in. */
+export interface RecordWriter {
+  get(type: string, id: number): Promise<Doc | undefined>
+  /** Records of `type` whose indexed `property` equals `value`, ordered by id. */
+  docsWhere(type: string, property: string, value: unknown): Promise<Doc[]>
+  idsWhere(type: string, property: string, value: unknown): Promise<number[]>
+  /** Deletes a record; `skipHooks` leaves out its afterWrite (the caller cascades itself). */
+  remove(type: string, id: number, opts?: { skipHooks?: boolean }): Promise<void>
+  /** Runs `type`'s `rollup` for record `id` once, at the end of the transaction. */
+  markDirty(type: string, id: number): void
+}
+
+export interface FamilyHooks {
+  /** Computes derived fields of `next` in place (`previous` is the stored version on update). */
+  beforeWrite?(w: RecordWriter, next: Doc, previous: Doc | undefined): Promise<void> | void
+  /** Cascades after the record was written or deleted (`next` null on delete). */
+  afterWrite?(w: RecordWriter, next: Doc | null, previous: Doc | undefined): Promise<void> | void
+  beforeDelete?(w: RecordWriter, previous: Doc): Promise<void> | void
+  /**
+   * Fields recomputed from other records at the end of the transaction, once per record
+   * however many changes asked for it (see `markDirty`). The record is locked first.
+   */
+  rollup?(w: RecordWriter, record: Doc): Promise<Doc>
+}
