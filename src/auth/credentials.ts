@@ -44,7 +44,8 @@ export interface CredentialRecord {
 export interface Caller {
   readonly credentialId: string
   readonly label: string
-  readonly source: CredentialSource
+  /** `operator`: the CLI acting for whoever runs it on the server (see operatorCaller). */
+  readonly source: CredentialSource | 'operator'
   readonly grantedScopes: readonly string[]
   /** Granted scopes plus what deprecated aliases grant. */
   readonly scopes: ReadonlySet<string>
@@ -58,6 +59,15 @@ export interface CreateCredentialInput {
   readonly ipAllowlist?: readonly string[]
   readonly webhookInterests?: readonly WebhookInterest[]
   readonly boundaries?: Boundaries | null
+}
+
+/**
+ * The caller the CLI's read commands act as: the operator at the server's console, who can
+ * read everything the database holds anyway; every scope of the catalogue, no boundaries.
+ */
+export function operatorCaller(scopes: ScopeCatalog): Caller {
+  const all = scopes.entries.map((s) => s.scope)
+  return { credentialId: 'operator', label: 'Operator (CLI)', source: 'operator', grantedScopes: all, scopes: effectiveScopes(all), boundaries: null }
 }
 
 /** Who changed a credential: the admin API and panel pass the admin, the CLI the operator. */

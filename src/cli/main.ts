@@ -17,6 +17,7 @@ import { registerOpenapiCommand } from './openapi.js'
 import { registerDiagnosticsCommand } from './diagnostics.js'
 import { registerWebhookCommands } from './webhooks.js'
 import { registerAuditCommands } from './audit.js'
+import { registerRecords } from './records.js'
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
@@ -24,7 +25,7 @@ export function buildProgram(): Command {
     .version(serviceInfo.version, '-v, --version', 'print the version')
     .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
     .showSuggestionAfterError()
-  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands]) {
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands, registerRecords]) {
     register(program)
   }
   registerOpenapiCommand(program)

@@ -110,5 +110,6 @@ test('credentials create --webhook-interests and credentials interests set and c
   assert.deepEqual(cleared.webhookInterests, [])
   const bad = await runCli(['credentials', 'interests', credential.id, 'asset:created'], { env })
   assert.notEqual(bad.code, 0)
-  assert.match(bad.stderr, /resource type must be entry, product or order/)
+  // Event types come from the declarations: the error lists the families that emit webhooks.
+  assert.match(bad.stderr, /unknown resourceType "asset"; valid: product, order, entry/)
 })

@@ -21,7 +21,7 @@ let pgAvailable: boolean | undefined
 
 async function postgresReachable(): Promise<boolean> {
   if (pgAvailable !== undefined) return pgAvailable
-  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 3000 })
+  const client = new pg.Client({ connectionString: PG_URL, connectionTimeoutMillis: 10_000 })
   try {
     await client.connect()
     await client.query('select 1')

@@ -3,7 +3,10 @@
 // selectors. The machine API validates query strings against them, the CLI and MCP their
 // own parsed input, so every surface accepts the same values.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import type { Resource } from '../../resources/index.js'
+import { invalidMany } from '../../contract/errors.js'
+import { schemaProblems } from '../../store/validation.js'
 
 export const BOOLEAN_SPELLINGS = ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'] as const
 const BooleanParam = (description: string) =>
@@ -53,4 +56,22 @@ export function showQuerySchema(r: Resource): TObject {
 
 function optional(props: Record<string, TSchema>): Record<string, TSchema> {
   return Object.fromEntries(Object.entries(props).map(([k, v]) => [k, Type.Optional(v)]))
+}
+
+/**
+ * Reads text input (command-line options) as an operation's input: numbers and booleans are
+ * converted where the schema wants them, like a query string, and every problem is named
+ * with `nameOf(param)` (the CLI names its flags).
+ */
+export function readTextInput(schema: TObject, raw: Readonly<Record<string, string>>, nameOf: (param: string) => string): Record<string, unknown> {
+  const value = Value.Convert(schema, { ...raw }) as Record<string, unknown>
+  const problems = schemaProblems(schema, value)
+  if (problems.length > 0) throw invalidMany(problems.map((p) => ({ param: nameOf(p.param), problem: enumProblem(schema, p.param) ?? p.problem })))
+  return value
+}
+
+/** "must be one of: …" for a parameter whose schema is a union of literals. */
+function enumProblem(schema: TObject, param: string): string | undefined {
+  const literals = ((schema.properties[param]?.anyOf ?? []) as TSchema[]).map((s) => s.const)
+  return literals.length > 0 && literals.every((l) => l !== undefined) ? `must be one of: ${literals.join(', ')}` : undefined
 }

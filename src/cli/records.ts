@@ -1,0 +1,88 @@
+// `gatehouse records list TYPE` and `gatehouse records show TYPE`: the machine API's list and
+// detail operations at the operator's console, with every scope (the operator can read the
+// database anyway) and the same parameters, validation, paging, `fields` and `filter`.
+import type { Command } from 'commander'
+import type { Resource } from '../resources/index.js'
+import { operatorCaller } from '../auth/credentials.js'
+import { listRecords } from '../api/operations/list-records.js'
+import { showRecord } from '../api/operations/show-record.js'
+import { listQuerySchema, readTextInput, showQuerySchema } from '../api/operations/record-inputs.js'
+import type { Services } from '../services.js'
+import { withServices } from './context.js'
+import { CliError } from './cli-error.js'
+import { printJson, printTable } from './output.js'
+
+/** `--low-stock-threshold` for `lowStockThreshold`. */
+const flagOf = (param: string) => '--' + param.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())
+const paramOf = (flag: string) => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
+
+function family(services: Services, type: string): Resource {
+  const r = services.resources.served.find((x) => x.type === type)
+  if (!r) throw new CliError(`unknown record type "${type}"; valid: ${services.resources.served.map((x) => x.type).join(', ')}`)
+  return r
+}
+
+/** Options given as `--name value`, by parameter name (commander collects unknown options as strings). */
+function optionValues(args: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (let i = 0; i < args.length; i++) {
+    const m = /^--([a-z][a-z0-9-]*)(?:=(.*))?$/.exec(args[i])
+    if (!m) throw new CliError(`unexpected argument "${args[i]}"`)
+    const value = m[2] ?? args[++i]
+    if (value === undefined) throw new CliError(`--${m[1]} needs a value`)
+    out[paramOf(m[1])] = value
+  }
+  return out
+}
+
+function checkKnown(raw: Record<string, string>, allowed: readonly string[], type: string): void {
+  const unknown = Object.keys(raw).filter((k) => !allowed.includes(k))
+  if (unknown.length > 0) throw new CliError(`${unknown.map(flagOf).join(', ')}: not an option of ${type}; valid: ${allowed.map(flagOf).join(', ')}`)
+}
+
+const summaryOf = (item: Record<string, unknown>) =>
+  String(item.title ?? item.name ?? item.username ?? item.handle ?? item.sku ?? item.number ?? item.reference ?? item.filename ?? item.slug ?? '')
+
+export function registerRecords(program: Command): void {
+  const records = program.command('records').description('read records as the machine API serves them (every scope)')
+
+  records.command('list <type>')
+    .description('one page of a family; options are the list parameters (--filter, --fields, --limit, --cursor, --status, …)')
+    .option('--json', 'print the page (data and pagination) as JSON')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (type: string, opts: { json?: boolean }, cmd: Command) => {
+      await withServices(async ({ services }) => {
+        const r = family(services, type)
+        const schema = listQuerySchema(r)
+        const raw = optionValues(cmd.args.slice(1))
+        checkKnown(raw, Object.keys(schema.properties), type)
+        const input = readTextInput(schema, raw, flagOf)
+        const page = await listRecords(services, r, input, operatorCaller(services.scopes))
+        const data = JSON.parse(page.rawData) as Record<string, unknown>[]
+        if (opts.json) return printJson({ data, pagination: page.pagination, meta: page.meta })
+        printTable(['ID', 'UPDATED', 'SUMMARY'], data.map((d) => [String(d.id ?? ''), String(d.updatedAt ?? ''), summaryOf(d)]))
+        if (page.pagination?.hasMore) process.stderr.write(`more: --cursor ${page.pagination.nextCursor}\n`)
+      })
+    })
+
+  records.command('show <type>')
+    .description('one record by exactly one selector (--id N, --slug S, --sku S, … as the family declares)')
+    .option('--json', 'print the record as JSON')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(async (type: string, opts: { json?: boolean }, cmd: Command) => {
+      await withServices(async ({ services }) => {
+        const r = family(services, type)
+        const schema = showQuerySchema(r)
+        const raw = optionValues(cmd.args.slice(1))
+        checkKnown(raw, Object.keys(schema.properties), type)
+        const input = readTextInput(schema, raw, flagOf)
+        const selectors = (r.selectors ?? []).map((s) => s.name)
+        if (selectors.filter((s) => input[s] !== undefined).length !== 1) throw new CliError(`give exactly one of ${selectors.map(flagOf).join(', ')}`)
+        const item = JSON.parse((await showRecord(services, r, input, operatorCaller(services.scopes))).rawData) as Record<string, unknown>
+        if (opts.json) return printJson(item)
+        printTable(['FIELD', 'VALUE'], Object.entries(item).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)]))
+      })
+    })
+}
