@@ -38,6 +38,11 @@ export async function listAdmins(db: Db): Promise<AdminAccount[]> {
   return rows.map((r) => ({ username: r.username as string, createdAt: new Date(Number(r.created_at)).toISOString() }))
 }
 
+/** Whether an admin account of that name exists (a panel session ends with its account). */
+export async function adminExists(db: Db, username: string): Promise<boolean> {
+  return (await db.selectFrom('admins').select('username').where('username', '=', username).executeTakeFirst()) !== undefined
+}
+
 /** The account when the password matches; undefined otherwise (same answer for an unknown name). */
 export async function verifyAdminLogin(db: Db, username: string, password: string): Promise<AdminAccount | undefined> {
   const row = await db.selectFrom('admins').selectAll().where('username', '=', username).executeTakeFirst()

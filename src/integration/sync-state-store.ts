@@ -63,6 +63,12 @@ function toCheckpoint(r: Row): Checkpoint {
   }
 }
 
+/** How many checkpoints are stored (diagnostics). */
+export async function countCheckpoints(db: Db): Promise<number> {
+  const row = await db.selectFrom('sync_checkpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
+  return Number(row?.n ?? 0)
+}
+
 export class SyncStateStore {
   constructor(private readonly db: Db) {}
 

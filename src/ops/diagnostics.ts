@@ -6,13 +6,13 @@
 import { sql } from 'kysely'
 import type { Caller } from '../auth/credentials.js'
 import type { Services } from '../services.js'
-import { products } from '../resources/commerce.js'
-import { readChanges } from '../store/change-log.js'
+import { changeLogStats, readChanges } from '../store/change-log.js'
+import { countCheckpoints } from '../integration/sync-state-store.js'
 import { migrations, pendingMigrations } from '../store/migrations/index.js'
 import type { IncidentMonitor } from './incident-monitor.js'
 import { checkReadiness, type ReadinessCheck } from './readiness.js'
 import { lifecycleReport } from './lifecycle.js'
-import { readWebhookState } from './webhook-state.js'
+import { readWebhookState } from '../webhooks/webhook-state.js'
 import { VERSION } from './version.js'
 
 export type DiagnosticStatus = 'ok' | 'warn' | 'error'
@@ -87,8 +87,10 @@ async function smokeCheck(services: Services) {
     }
   }
   await step('database round trip', async () => { await sql`SELECT 1`.execute(services.database.db) })
-  await step('list products page', async () => {
-    const rows = await services.reader.list(products, { conditions: [], sort: 'updatedAt', desc: false, limit: 1, withSensitive: false })
+  // The first family served stands for all: one keyset page read and parsed.
+  const family = services.resources.served[0]
+  await step(`list ${family.type} page`, async () => {
+    const rows = await services.reader.list(family, { conditions: [], sort: 'updatedAt', desc: false, limit: 1, withSensitive: false })
     for (const r of rows) JSON.parse(r.doc)
   })
   await step('read change feed', async () => { await readChanges(services.database.db, { afterSeq: 0, limit: 1 }) })
@@ -96,7 +98,7 @@ async function smokeCheck(services: Services) {
     const c = services.cursors.encode({ s: 1 })
     if (services.cursors.decode<{ s: number }>(c).s !== 1) throw new Error('cursor round trip')
   })
-  await step('read sync checkpoints', async () => { await services.database.db.selectFrom('sync_checkpoints').select('integration_key').limit(1).execute() })
+  await step('read sync checkpoints', async () => { await countCheckpoints(services.database.db) })
   const problems: Problem[] = steps.filter((s) => s.status === 'error').map((s) => ({ level: 'error', text: `smoke step failed: ${s.name}` }))
   return finish(problems, { steps })
 }
@@ -105,14 +107,14 @@ async function storageCheck(services: Services) {
   const { db, adapter } = services.database
   const pending = await pendingMigrations(services.database)
   const problems: Problem[] = pending.map((p) => ({ level: 'error' as const, text: `migration ${p} not applied` }))
-  const log = await db.selectFrom('change_log').select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('occurred_at').as('oldest'), eb.fn.max('occurred_at').as('newest')]).executeTakeFirst()
-  const checkpoints = await db.selectFrom('sync_checkpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
-  const iso = (v: unknown) => (v === null || v === undefined ? null : new Date(Number(v)).toISOString())
+  const log = await changeLogStats(db)
+  const checkpoints = await countCheckpoints(db)
+  const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString())
   return finish(problems, {
     dialect: adapter.name,
     migrations: { known: migrations.length, applied: migrations.length - pending.length, pending },
-    changeLog: { entries: Number(log?.n ?? 0), oldestAt: iso(log?.oldest), newestAt: iso(log?.newest), retentionDays: services.settings.changesRetentionDays },
-    syncCheckpoints: Number(checkpoints?.n ?? 0),
+    changeLog: { entries: log.entries, oldestAt: iso(log.oldestAt), newestAt: iso(log.newestAt), retentionDays: services.settings.changesRetentionDays },
+    syncCheckpoints: checkpoints,
   })
 }
 

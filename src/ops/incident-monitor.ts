@@ -9,7 +9,7 @@ import type { Db } from '../store/database.js'
 import type { Settings } from '../settings.js'
 import { incidentRules, severityOf, type IncidentRule, type Severity, type SignalSnapshot, type Threshold } from './incident-rules.js'
 import type { SignalRecorder } from './signal-recorder.js'
-import { readWebhookState } from './webhook-state.js'
+import { readWebhookState } from '../webhooks/webhook-state.js'
 
 export interface Incident {
   readonly id: string

@@ -3,7 +3,7 @@
 // /incidents answers say the same thing. Counts are per sliding window (not lifetime), and
 // the rate-based rules need both a minimum count and a minimum rate, so a single failed
 // request on a quiet site does not page anyone.
-import type { WebhookState } from './webhook-state.js'
+import type { WebhookState } from '../webhooks/webhook-state.js'
 import type { SignalName } from './signal-recorder.js'
 
 export type Severity = 'warn' | 'critical'

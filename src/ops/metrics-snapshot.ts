@@ -4,8 +4,8 @@
 import type { Operations } from './operations.js'
 import type { LatencyHistogram, RequestCount } from './metrics-registry.js'
 import type { SignalName } from './signal-recorder.js'
-import { readWebhookState, type WebhookState } from './webhook-state.js'
-import { readApprovalsPending } from './approval-state.js'
+import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
+import { readApprovalsPending } from '../control/approval-stats.js'
 import { VERSION } from './version.js'
 
 export interface MetricsSnapshot {

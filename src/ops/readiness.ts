@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import type { Services } from '../services.js'
 import { pendingMigrations } from '../store/migrations/index.js'
 import type { IncidentMonitor } from './incident-monitor.js'
-import { readWebhookState, type WebhookState } from './webhook-state.js'
+import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 export type Verdict = 'ready' | 'degraded' | 'not_ready'

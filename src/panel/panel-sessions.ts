@@ -11,6 +11,7 @@ import { ApiError } from '../contract/errors.js'
 import type { AdminSessionResolver } from '../api/admin/admin-auth.js'
 import { readCookie, serializeCookie, SESSION_COOKIE } from './cookies.js'
 import { newToken, tokensMatch } from './csrf.js'
+import { adminExists } from '../auth/admin-accounts.js'
 
 export const SESSION_LIMITS = Object.freeze({ idleMinutes: 30, absoluteHours: 12, touchSeconds: 60 })
 /** Header a session-authenticated admin API request that changes state must carry. */
@@ -60,8 +61,7 @@ export class PanelSessions {
     const row = await this.database.db.selectFrom('panel_sessions').selectAll().where('id_digest', '=', key).executeTakeFirst()
     if (!row || Number(row.expires_at) <= now) return undefined
     // The admin may have been removed since login: the session ends with the account.
-    const admin = await this.database.db.selectFrom('admins').select('username').where('username', '=', row.username).executeTakeFirst()
-    if (!admin) return undefined
+    if (!(await adminExists(this.database.db, row.username as string))) return undefined
     if (now - Number(row.last_seen_at) >= SESSION_LIMITS.touchSeconds * 1000) {
       await this.database.db.updateTable('panel_sessions').set({ last_seen_at: now, expires_at: this.expiry(Number(row.created_at), now) })
         .where('id_digest', '=', key).execute()

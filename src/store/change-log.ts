@@ -105,3 +105,16 @@ export async function pruneChanges(db: Db, retentionDays: number, now = Date.now
     return Number(res.numDeletedRows ?? 0)
   })
 }
+
+export interface ChangeLogStats {
+  readonly entries: number
+  readonly oldestAt: number | null
+  readonly newestAt: number | null
+}
+
+/** Size and time span of the change log (diagnostics). */
+export async function changeLogStats(db: Db): Promise<ChangeLogStats> {
+  const row = await db.selectFrom('change_log').select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('occurred_at').as('oldest'), eb.fn.max('occurred_at').as('newest')]).executeTakeFirst()
+  const ms = (v: unknown) => (v === null || v === undefined ? null : Number(v))
+  return { entries: Number(row?.n ?? 0), oldestAt: ms(row?.oldest), newestAt: ms(row?.newest) }
+}

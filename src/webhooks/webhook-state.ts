@@ -1,4 +1,4 @@
-// What the operations surfaces need from the webhook tables (migration 003): queue depth
+// What the operations surfaces need from the webhook tables (migration 003, owned here): queue depth
 // and age, dead letters, recent outcomes and worker heartbeats. Read from the database, not
 // from a worker object, because workers may run in other processes (`gatehouse worker`).
 // A store without those tables (an older schema) reads as empty rather than failing.

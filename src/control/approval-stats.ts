@@ -1,9 +1,9 @@
 // What the operations surfaces need from the control plane's approvals table (migration
-// 008): how many approvals wait for a decision. Zero while the control plane is off (its
+// 008, owned here): how many approvals wait for a decision. Zero while the control plane is off (its
 // table may hold old rows, but nobody can decide them), and zero, not a failure, on a store
 // without the table (an older schema), as readWebhookState reads the webhook tables.
 import type { Db } from '../store/database.js'
-import { missingTable } from './webhook-state.js'
+import { missingTable } from '../webhooks/webhook-state.js'
 
 export async function readApprovalsPending(db: Db, controlPlaneOn: boolean): Promise<number> {
   if (!controlPlaneOn) return 0
