@@ -14,6 +14,7 @@ import { migrate } from '../../src/store/migrations/index.js'
 import { openapiDocument } from '../../src/contract/openapi.js'
 import { responseContractFor, watchResponses, type ResponseContract } from './response-contract.js'
 import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
+import type { ResourceRegistry } from '../../src/resources/index.js'
 
 export const PG_URL = process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
 
@@ -120,7 +121,7 @@ export function testSettings(env: Record<string, string> = {}): Settings {
  * `webhookWorker`: the in-process delivery worker is off in tests unless asked for (true or
  * options), so a test that sets a webhook URL never sends anything it did not mean to.
  */
-export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions }): Promise<TestApp> {
+export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions; resources?: ResourceRegistry }): Promise<TestApp> {
   const database = opts.database ?? (await testDatabase(opts.dialect))
   const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env })
   const registeredRoutes: RegisteredRoute[] = []
@@ -135,7 +136,7 @@ export async function buildTestApp(opts: { dialect: DialectName; env?: Record<st
     })
     watchResponses(app, () => (contract ??= responseContractFor(openapiDocument(built.routes, settings).doc)), (p) => contractViolations.push(p))
   }
-  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), instrument, webhookWorker: opts.webhookWorker ?? false })
+  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), instrument, webhookWorker: opts.webhookWorker ?? false, resources: opts.resources })
   const inject = async (method: 'GET' | 'POST', url: string, body: unknown, token?: string, headers: Record<string, string> = {}) => {
     const res = await built.app.inject({
       method, url,
