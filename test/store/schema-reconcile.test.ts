@@ -14,9 +14,10 @@ import { ContentStore } from '../../src/store/content-store.js'
 import { RecordReader, type Condition } from '../../src/store/record-query.js'
 import { openDatabase } from '../../src/store/database.js'
 import { rowFor } from '../../src/store/documents.js'
+import { migrations } from '../../src/store/migrations/index.js'
 import { migrateSchema, reconcileSchema, SchemaMismatchError, SchemaStepError } from '../../src/store/schema-reconcile.js'
 import { schemaSnapshot } from '../helpers/schema-snapshot.js'
-import { testDatabase, testDialects, type TestDatabase } from '../helpers/test-app.js'
+import { emptyTestDatabase, testDatabase, testDialects, type TestDatabase } from '../helpers/test-app.js'
 
 /** A family that exists only in this test. */
 const coupons = declareResource({
@@ -105,6 +106,16 @@ for (const dialect of await testDialects()) {
 
     const again = await migrateSchema(db, resources)
     assert.deepEqual(again.schemaSteps, [], 'a second run has nothing to do')
+  })
+
+  test(`${dialect}: a dry run on a database never migrated lists what a run would do and creates nothing`, async (t) => {
+    const db = await emptyTestDatabase(dialect)
+    t.after(() => db.destroy())
+    const dry = await migrateSchema(db, [...allResources, coupons], { dryRun: true })
+    assert.deepEqual(dry.migrations.map((m) => m.status), migrations.map(() => 'pending'))
+    // Planned after the migrations it would run: only the family 001 does not create.
+    assert.deepEqual(dry.schemaSteps.map((s) => [s.kind, s.target]), [['create-table', 'coupons']])
+    assert.deepEqual(await schemaSnapshot(db), {})
   })
 
   test(`${dialect}: a new indexed column on an existing family is added and filled from documents and sensitive parts`, async (t) => {

@@ -1,22 +1,54 @@
-// Upgrading a database built by the previous schema (migrations 001–010, exactly as commit
-// 6e6f4f4 built it: the stored snapshot), with records, a credential, webhook deliveries and
-// change-log rows in it. The new code migrates it; afterwards every record reads the same,
-// the credential still authenticates, a list cursor and a /changes cursor taken before the
-// upgrade still page on, the change feed continues with no gap, and the schema equals that of
-// a database the new code builds from nothing.
+// Upgrading a database built by the previous schema: migrations 001–010 (which build exactly
+// the schema of commit 6e6f4f4: the stored snapshot) holding the rows 6e6f4f4's own code wrote
+// (fixtures/data-010.json: records of every family, a credential, webhook deliveries queued
+// and dead-lettered by its worker, change-log rows with an update and a delete). Rows, not
+// today's write path, so the fixture stays the old database whatever declarations become.
+// The new code migrates it; afterwards every record reads the same, the credential still
+// authenticates, a list cursor and a /changes cursor taken before the upgrade still page on,
+// the change feed and the outbox continue with no gap, and the schema equals that of a
+// database the new code builds from nothing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { pino } from 'pino'
 import { buildApp } from '../../src/app.js'
 import { allResources, servedResources } from '../../src/resources/index.js'
-import { readScopes } from '../../src/auth/scopes.js'
 import { migrations, runMigrations } from '../../src/store/migrations/index.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
-import type { Database } from '../../src/store/database.js'
-import { seedSmallCatalog } from '../helpers/fixtures.js'
+import { sql } from 'kysely'
+import type { Database, DialectName } from '../../src/store/database.js'
 import { schemaSnapshot } from '../helpers/schema-snapshot.js'
 import { buildTestApp, emptyTestDatabase, testDialects, testSettings, type TestDatabase } from '../helpers/test-app.js'
+
+interface DataFixture {
+  readonly token: string
+  readonly credentialId: string
+  /** Last id handed out per table (sqlite_sequence where it was written). */
+  readonly sequences: Readonly<Record<string, number>>
+  readonly tables: Readonly<Record<string, readonly Record<string, unknown>[]>>
+}
+
+const fixture = JSON.parse(readFileSync(new URL('./fixtures/data-010.json', import.meta.url), 'utf8')) as DataFixture
+
+/** Puts the fixture's rows in place of what the migrations inserted, ids and sequences included. */
+async function loadRows(db: TestDatabase, dialect: DialectName): Promise<void> {
+  const live = new Map((await db.adapter.describeTables(db.db)).map((t) => [t.name, t]))
+  for (const [table, rows] of Object.entries(fixture.tables)) {
+    const columns = new Map(live.get(table)?.columns.map((c) => [c.name, c]))
+    // Written on SQLite, where booleans are 0 and 1.
+    const convert = (row: Record<string, unknown>) => Object.fromEntries(Object.entries(row).map(([k, v]) =>
+      [k, columns.get(k)?.type === 'boolean' && typeof v === 'number' ? db.adapter.bool(v === 1) : v]))
+    await db.db.deleteFrom(table).execute()
+    await db.db.insertInto(table).values(rows.map(convert)).execute()
+  }
+  for (const [table, last] of Object.entries(fixture.sequences)) {
+    const column = live.get(table)?.columns.find((c) => c.autoIncrement)?.name
+    assert.ok(column, `${table} has an id sequence`)
+    // Ids of deleted records are never handed out again: the sequences continue where they were.
+    if (dialect === 'sqlite') await sql`UPDATE sqlite_sequence SET seq = ${last} WHERE name = ${table}`.execute(db.db)
+    else await sql`SELECT setval(pg_get_serial_sequence(${table}, ${column}), ${last})`.execute(db.db)
+  }
+}
 
 const env = {
   PLUGIN_GATEHOUSE_WEBHOOK_URL: 'http://127.0.0.1:9/hooks',
@@ -68,15 +100,16 @@ for (const dialect of await testDialects()) {
     const stored = JSON.parse(readFileSync(new URL(`./fixtures/schema-010-${dialect}.json`, import.meta.url), 'utf8')) as unknown
     assert.deepEqual(await schemaSnapshot(db), stored, 'the fixture is the schema of commit 6e6f4f4')
 
-    // The old schema in use: a server that does not migrate writes records, change-log rows
-    // and webhook deliveries, and a client takes cursors.
+    await loadRows(db, dialect)
+
+    // The old database in use: a server that does not migrate answers a client with the
+    // credential 6e6f4f4 issued, which takes cursors.
     const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: db.url, ...env })
     const old = await buildApp({ settings, database: db, logger: pino({ level: 'silent' }), migrate: false, webhookWorker: false })
-    const { token } = await old.services.credentials.create({ label: 'sync worker', scopes: [...readScopes] })
-    await seedSmallCatalog(old.services.store)
-    for (let i = 0; i < 5; i++) await old.services.store.create('products', { type: 'shirt', title: `Shirt ${i}`, slug: `shirt-${i}` })
+    const token = fixture.token
     const oldApi: Inject = { get: (url) => old.app.inject({ url, headers: { authorization: `Bearer ${token}` } }) }
     const recordsBefore = await everyRecord(oldApi)
+    assert.equal(recordsBefore.products.length, 7)
     const firstPage = (await oldApi.get('/gatehouse/v1/products?limit=3')).json()
     const listCursor = firstPage.pagination?.nextCursor
     assert.ok(listCursor)
@@ -85,9 +118,11 @@ for (const dialect of await testDialects()) {
     const changesCursor = changesPage.pagination?.nextCursor
     assert.ok(changesCursor)
     const restBefore = await followChanges(oldApi, changesCursor)
-    assert.ok(restBefore.length > 10)
+    assert.ok(restBefore.some((c) => /^tags:\d+:deleted$/.test(c)) && restBefore.some((c) => /^entries:\d+:updated$/.test(c)), restBefore.join(' '))
+    const dlqBefore = (await oldApi.get('/gatehouse/v1/webhooks/dlq?limit=100')).json().data
+    assert.ok(dlqBefore.length > 0, 'the fixture has dead letters')
     const deliveriesBefore = await deliveries(db)
-    assert.ok(deliveriesBefore.length > 0, 'entries, products and orders queued webhook deliveries')
+    assert.deepEqual([...new Set(deliveriesBefore.map((d) => d.status))].sort(), ['failed', 'queued'])
     await old.close()
 
     // The upgrade: what start-up does (buildApp migrates and reconciles).
@@ -99,13 +134,16 @@ for (const dialect of await testDialects()) {
 
     assert.deepEqual(await everyRecord(api), recordsBefore, 'every record reads the same, with the credential issued before')
     assert.deepEqual((await api.get(`/gatehouse/v1/products?limit=3&cursor=${listCursor}`)).json().data, secondPageBefore)
-    assert.deepEqual(await deliveries(db), deliveriesBefore, 'queued deliveries are untouched')
+    assert.deepEqual(await deliveries(db), deliveriesBefore, 'queued and dead-lettered deliveries are untouched')
+    assert.deepEqual((await api.get('/gatehouse/v1/webhooks/dlq?limit=100')).json().data, dlqBefore)
 
     // Writes after the upgrade continue the same feed and the same outbox.
     const shirt = await upgraded.services.store.create('products', { type: 'shirt', title: 'After', slug: 'after-upgrade' })
+    const tag = await upgraded.services.store.create('tags', { group: 'default', title: 'New', slug: 'new' })
+    assert.equal(tag.id, fixture.sequences.tags + 1, 'the id of the tag deleted before the upgrade is not handed out again')
     const entryId = (recordsBefore.entries[0] as { id: number }).id
     await upgraded.services.store.update('entries', entryId, { title: 'Edited after upgrade' })
-    assert.deepEqual(await followChanges(api, changesCursor), [...restBefore, `products:${shirt.id}:created`, `entries:${entryId}:updated`])
+    assert.deepEqual(await followChanges(api, changesCursor), [...restBefore, `products:${shirt.id}:created`, `tags:${tag.id}:created`, `entries:${entryId}:updated`])
     const seqs = (await db.db.selectFrom('change_log').select('seq').orderBy('seq').execute()).map((r) => Number(r.seq))
     assert.deepEqual(seqs, seqs.map((_, i) => seqs[0] + i), 'the change log has no gap')
     const newDeliveries = (await deliveries(db)).slice(deliveriesBefore.length)
