@@ -5,7 +5,7 @@ import { pino } from 'pino'
 import { loadDotEnv, loadSettings, type Settings } from '../settings.js'
 import { openDatabase, type Database } from '../store/database.js'
 import { migrateSchema, type SchemaMigrationReport } from '../store/schema-reconcile.js'
-import { allResources } from '../resources/index.js'
+import { defaultRegistry } from '../resources/index.js'
 import { createServices, type Services } from '../services.js'
 
 export function loadCliSettings(): Settings {
@@ -27,7 +27,7 @@ export async function openStore(opts: { migrate?: boolean; settings?: Settings }
   const settings = opts.settings ?? loadCliSettings()
   const database = openDatabase(settings.databaseUrl)
   try {
-    const report = opts.migrate === false ? undefined : await migrateSchema(database, allResources)
+    const report = opts.migrate === false ? undefined : await migrateSchema(database, defaultRegistry.all)
     return { settings, database, migrations: report?.migrations ?? [], schemaSteps: report?.schemaSteps ?? [], close: () => database.close() }
   } catch (err) {
     await database.close().catch(() => {})

@@ -2,7 +2,7 @@
 // resource family's table in line with its declaration, and lists what happened.
 // `--dry-run` lists the same without changing anything.
 import type { Command } from 'commander'
-import { allResources } from '../resources/index.js'
+import { defaultRegistry } from '../resources/index.js'
 import { migrateSchema, type SchemaMigrationReport } from '../store/schema-reconcile.js'
 import { CliError } from './cli-error.js'
 import { openStore } from './context.js'
@@ -26,7 +26,7 @@ export function registerMigrate(program: Command): void {
       const store = await openStore({ migrate: false })
       let report: SchemaMigrationReport
       try {
-        report = await migrateSchema(store.database, allResources, {
+        report = await migrateSchema(store.database, defaultRegistry.all, {
           dryRun: opts.dryRun, dropRemoved: opts.dropRemoved,
           // Filling a new column can take a while on a large table: say what is done.
           onStep: opts.json ? undefined : (s) => process.stderr.write(`schema step applied: ${s.description}${s.rowsFilled ? ` (${formatCount(s.rowsFilled)} rows filled)` : ''}\n`),

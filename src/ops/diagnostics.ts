@@ -11,7 +11,6 @@ import { readChanges } from '../store/change-log.js'
 import { migrations, pendingMigrations } from '../store/migrations/index.js'
 import { schemaPlan } from '../store/schema-reconcile.js'
 import { differencesOf } from '../store/schema-plan.js'
-import { allResources } from '../resources/index.js'
 import type { IncidentMonitor } from './incident-monitor.js'
 import { checkReadiness, type ReadinessCheck } from './readiness.js'
 import { lifecycleReport } from './lifecycle.js'
@@ -108,7 +107,7 @@ async function storageCheck(services: Services) {
   const { db, adapter } = services.database
   const pending = await pendingMigrations(services.database)
   const problems: Problem[] = pending.map((p) => ({ level: 'error' as const, text: `migration ${p} not applied` }))
-  const schema = pending.length === 0 ? differencesOf(await schemaPlan(services.database, allResources)) : []
+  const schema = pending.length === 0 ? differencesOf(await schemaPlan(services.database, services.resources.all)) : []
   problems.push(...schema.map((d) => ({ level: d.severity === 'fail' ? 'error' as const : 'warn' as const, text: `schema: ${d.message}` })))
   const log = await db.selectFrom('change_log').select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('occurred_at').as('oldest'), eb.fn.max('occurred_at').as('newest')]).executeTakeFirst()
   const checkpoints = await db.selectFrom('sync_checkpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()

@@ -7,7 +7,6 @@ import type { Services } from '../services.js'
 import { pendingMigrations } from '../store/migrations/index.js'
 import { schemaPlan } from '../store/schema-reconcile.js'
 import { differencesOf } from '../store/schema-plan.js'
-import { allResources } from '../resources/index.js'
 import type { IncidentMonitor } from './incident-monitor.js'
 import { readWebhookState, type WebhookState } from './webhook-state.js'
 
@@ -68,7 +67,7 @@ async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
 
 /** Each resource family's table against its declaration (what gatehouse migrate would do or refuse). */
 async function schemaCheck(services: Services): Promise<ReadinessCheck> {
-  const differences = differencesOf(await schemaPlan(services.database, allResources))
+  const differences = differencesOf(await schemaPlan(services.database, services.resources.all))
   if (differences.length === 0) return check('schema', 'ok', 'every resource table matches its declaration')
   const status = differences.some((d) => d.severity === 'fail') ? 'fail' : 'warn'
   return check('schema', status, `${differences.length} difference(s) between the resource declarations and the database (gatehouse migrate --dry-run lists them): ${differences[0].message}`, { differences })

@@ -7,13 +7,12 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Type } from '@sinclair/typebox'
 import { declareResource, type Resource } from '../../src/resources/declare.js'
-import { allResources } from '../../src/resources/index.js'
+import { allResources, createRegistry, defaultRegistry } from '../../src/resources/index.js'
 import { orders, products } from '../../src/resources/commerce.js'
 import { entries } from '../../src/resources/content.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import { RecordReader, type Condition } from '../../src/store/record-query.js'
 import { openDatabase } from '../../src/store/database.js'
-import { rowFor } from '../../src/store/documents.js'
 import { migrations } from '../../src/store/migrations/index.js'
 import { migrateSchema, reconcileSchema, SchemaMismatchError, SchemaStepError } from '../../src/store/schema-reconcile.js'
 import { schemaSnapshot } from '../helpers/schema-snapshot.js'
@@ -45,7 +44,7 @@ const page = { sort: 'updatedAt', desc: false, limit: 50, withSensitive: false }
 async function seeded(dialect: 'sqlite' | 'postgres') {
   const db = await testDatabase(dialect)
   await migrateSchema(db, allResources)
-  const store = new ContentStore(db)
+  const store = new ContentStore(db, defaultRegistry)
   const order = (n: number, extra: Record<string, unknown>) => store.create('orders', { number: n.toString(16).padStart(32, '0'), status: 'processing', currency: 'EUR', ...extra })
   const o1 = await order(1, { totalPrice: 12.5, isCompleted: true, email: 'ann@example.com' })
   const o2 = await order(2, { totalPrice: 30, isCompleted: false, email: 'bob@example.com' })
@@ -95,14 +94,17 @@ for (const dialect of await testDialects()) {
       coupons_created: [false, 'created_at', 'id'],
     })
 
-    // The table takes the rows the write path builds, and the reader queries it.
-    const now = new Date().toISOString()
-    const full = { uid: crypto.randomUUID(), createdAt: now, updatedAt: now, code: 'SPRING', percentOff: 12.5, active: true, expiresAt: '2030-01-01T00:00:00Z' }
-    await db.db.insertInto('coupons').values(rowFor(coupons, db.adapter, full)).execute()
+    // The write service stores coupons in it, and the reader queries its columns.
+    const store = new ContentStore(db, createRegistry(resources))
+    const spring = await store.create('coupons', { code: 'SPRING', percentOff: 12.5, active: true, expiresAt: '2030-01-01T00:00:00Z' })
+    await store.create('coupons', { code: 'WINTER', percentOff: 12.5, active: false, expiresAt: null })
     const reader = new RecordReader(db)
     const found = await reader.list(coupons, { ...page, conditions: [{ kind: 'eq', column: 'active', value: true }, { kind: 'eq', column: 'percentOff', value: 12.5 }] })
-    assert.deepEqual(found.map((r) => JSON.parse(r.doc).code), ['SPRING'])
-    await assert.rejects(db.db.insertInto('coupons').values(rowFor(coupons, db.adapter, { ...full, uid: crypto.randomUUID() })).execute(), 'code is unique')
+    assert.deepEqual(found.map((r) => r.id), [spring.id])
+    await assert.rejects(store.create('coupons', { code: 'SPRING' }), (err: Error & { details?: unknown }) => {
+      assert.deepEqual(err.details, [{ param: 'code', problem: 'already used by another record' }])
+      return true
+    })
 
     const again = await migrateSchema(db, resources)
     assert.deepEqual(again.schemaSteps, [], 'a second run has nothing to do')
@@ -148,6 +150,10 @@ for (const dialect of await testDialects()) {
     assert.deepEqual(await idsWhere(entries2, { kind: 'gte', column: 'postDate', value: Date.parse('2024-01-02T03:04:05.678Z') }), [ids.e1, ids.e2])
     const table = (await db.adapter.describeTables(db.db)).find((x) => x.name === 'orders')
     assert.deepEqual(table?.indexes.find((i) => i.name === 'orders_email_unique'), { name: 'orders_email_unique', columns: ['email'], unique: true, where: null })
+    // Writes with the new declaration keep the column current.
+    const store2 = new ContentStore(db, createRegistry(resources))
+    await store2.update('orders', ids.o3, { totalPrice: 30 })
+    assert.deepEqual(await idsWhere(orders2, { kind: 'eq', column: 'totalPrice', value: 30 }), [ids.o2, ids.o3])
     assert.deepEqual((await migrateSchema(db, resources)).schemaSteps, [])
   })
 

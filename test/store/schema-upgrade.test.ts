@@ -12,7 +12,7 @@ import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { pino } from 'pino'
 import { buildApp } from '../../src/app.js'
-import { allResources, servedResources } from '../../src/resources/index.js'
+import { allResources, defaultRegistry } from '../../src/resources/index.js'
 import { migrations, runMigrations } from '../../src/store/migrations/index.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { sql } from 'kysely'
@@ -63,7 +63,7 @@ interface Inject { get(url: string): Promise<{ statusCode: number; json(): Page 
 /** Every served record, as the API shows it with all read scopes. */
 async function everyRecord(api: Inject): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {}
-  for (const r of servedResources) {
+  for (const r of defaultRegistry.served) {
     const res = await api.get(`/gatehouse/v1/${r.type}?limit=200${r.status ? '&status=all' : ''}`)
     assert.equal(res.statusCode, 200, r.type)
     out[r.type] = res.json().data
