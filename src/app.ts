@@ -3,9 +3,10 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { pino, type Logger } from 'pino'
 import { sql } from 'kysely'
 import type { Settings } from './settings.js'
-import type { ResourceRegistry } from './resources/index.js'
+import { defaultRegistry, type ResourceRegistry } from './resources/index.js'
 import { openDatabase, type Database } from './store/database.js'
-import { migrate, pendingMigrations } from './store/migrations/index.js'
+import { pendingMigrations } from './store/migrations/index.js'
+import { migrateSchema } from './store/schema-reconcile.js'
 import { createServices, type Services } from './services.js'
 import { installErrorHandler } from './api/error-handler.js'
 import { machineApi } from './api/machine-api.js'
@@ -38,7 +39,7 @@ export interface BuildOptions {
   readonly logger?: Logger
   /** The resource families to serve (default: every family declared in `src/resources/`). */
   readonly resources?: ResourceRegistry
-  /** Apply migrations before serving (default true). */
+  /** Apply migrations and schema steps before serving (default true). */
   readonly migrate?: boolean
   /** Called with the new Fastify instance before any hook or route is added (tests add onRoute and onSend hooks). */
   readonly instrument?: (app: FastifyInstance) => void
@@ -64,8 +65,9 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const { settings } = opts
   const logger = opts.logger ?? pino({ level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] })
   const database = opts.database ?? openDatabase(settings.databaseUrl)
-  if (opts.migrate !== false) await migrate(database)
-  const services = await createServices(settings, database, logger, { resources: opts.resources })
+  const resources = opts.resources ?? defaultRegistry
+  if (opts.migrate !== false) await migrateSchema(database, resources.all)
+  const services = await createServices(settings, database, logger, { resources })
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,

@@ -1,6 +1,7 @@
 // How the CLI reports failure: one line on stderr, a non-zero exit, never a stack trace.
 import { ApiError } from '../contract/errors.js'
 import { SettingsError } from '../settings.js'
+import { SchemaMismatchError, SchemaStepError } from '../store/schema-reconcile.js'
 
 /** A failure the command explains itself; `exitCode` defaults to 1. */
 export class CliError extends Error {
@@ -17,7 +18,8 @@ export function describeFailure(err: unknown): string {
     }
     return err.message
   }
-  if (err instanceof SettingsError || err instanceof CliError) return err.message
+  // Schema problems list one line per column, each saying what the operator must do.
+  if (err instanceof SettingsError || err instanceof CliError || err instanceof SchemaMismatchError || err instanceof SchemaStepError) return err.message
   // Driver errors (connection refused, disk full) name host, port or file, not secrets; only
   // the first line is shown so nothing like a stack or a query follows it.
   if (err instanceof Error) return err.message.split('\n')[0] || err.name

@@ -4,7 +4,8 @@
 import { pino } from 'pino'
 import { loadDotEnv, loadSettings, type Settings } from '../settings.js'
 import { openDatabase, type Database } from '../store/database.js'
-import { migrate, type MigrationResult } from '../store/migrations/index.js'
+import { migrateSchema, type SchemaMigrationReport } from '../store/schema-reconcile.js'
+import { defaultRegistry } from '../resources/index.js'
 import { createServices, type Services } from '../services.js'
 
 export function loadCliSettings(): Settings {
@@ -15,18 +16,19 @@ export function loadCliSettings(): Settings {
 export interface CliStore {
   readonly settings: Settings
   readonly database: Database
-  /** Migrations applied on open (empty when `migrate: false`). */
-  readonly migrations: readonly MigrationResult[]
+  /** Migrations and schema steps applied on open (empty when `migrate: false`). */
+  readonly migrations: SchemaMigrationReport['migrations']
+  readonly schemaSteps: SchemaMigrationReport['schemaSteps']
   close(): Promise<void>
 }
 
-/** Opens the configured database; applies pending migrations unless told not to. */
+/** Opens the configured database; applies pending migrations and schema steps unless told not to. */
 export async function openStore(opts: { migrate?: boolean; settings?: Settings } = {}): Promise<CliStore> {
   const settings = opts.settings ?? loadCliSettings()
   const database = openDatabase(settings.databaseUrl)
   try {
-    const migrations = opts.migrate === false ? [] : await migrate(database)
-    return { settings, database, migrations, close: () => database.close() }
+    const report = opts.migrate === false ? undefined : await migrateSchema(database, defaultRegistry.all)
+    return { settings, database, migrations: report?.migrations ?? [], schemaSteps: report?.schemaSteps ?? [], close: () => database.close() }
   } catch (err) {
     await database.close().catch(() => {})
     throw err

@@ -1,16 +1,58 @@
-// `gatehouse migrate`: applies pending migrations and lists each with what happened.
+// `gatehouse migrate`: applies pending migrations, then the schema steps that bring each
+// resource family's table in line with its declaration, and lists what happened.
+// `--dry-run` lists the same without changing anything.
 import type { Command } from 'commander'
+import { defaultRegistry } from '../resources/index.js'
+import { migrateSchema, type SchemaMigrationReport } from '../store/schema-reconcile.js'
+import { CliError } from './cli-error.js'
 import { openStore } from './context.js'
-import { printJson, printTable } from './output.js'
+import { formatCount, printJson, printTable } from './output.js'
+
+interface MigrateOptions {
+  readonly json?: boolean
+  readonly dryRun?: boolean
+  readonly dropRemoved?: boolean
+}
+
+const migrationStatus = { applied: 'applied now', 'already-applied': 'already applied', pending: 'pending' } as const
 
 export function registerMigrate(program: Command): void {
   program.command('migrate')
-    .description('apply pending database migrations (also done by serve and start)')
+    .description('apply pending database migrations and schema steps (also done by serve and start)')
+    .option('--dry-run', 'list pending migrations and schema steps without changing anything')
+    .option('--drop-removed', 'drop columns a resource declaration no longer has (their values stay in the stored documents)')
     .option('--json', 'print the result as JSON')
-    .action(async (opts: { json?: boolean }) => {
-      const store = await openStore()
-      await store.close()
-      if (opts.json) return printJson(store.migrations)
-      printTable(['MIGRATION', 'STATUS'], store.migrations.map((m) => [m.name, m.status === 'applied' ? 'applied now' : 'already applied']))
+    .action(async (opts: MigrateOptions) => {
+      const store = await openStore({ migrate: false })
+      let report: SchemaMigrationReport
+      try {
+        report = await migrateSchema(store.database, defaultRegistry.all, {
+          dryRun: opts.dryRun, dropRemoved: opts.dropRemoved,
+          // Filling a new column can take a while on a large table: say what is done.
+          onStep: opts.json ? undefined : (s) => process.stderr.write(`schema step applied: ${s.description}${s.rowsFilled ? ` (${formatCount(s.rowsFilled)} rows filled)` : ''}\n`),
+        })
+      } finally {
+        await store.close()
+      }
+      if (opts.json) printJson(report)
+      else printReport(report)
+      if (report.problems.length > 0) {
+        throw new CliError(`--dry-run: gatehouse migrate would stop on ${report.problems.length} schema problem(s) listed above`)
+      }
     })
+}
+
+function printReport(report: SchemaMigrationReport): void {
+  printTable(['MIGRATION', 'STATUS'], report.migrations.map((m) => [m.name, migrationStatus[m.status]]))
+  process.stdout.write('\n')
+  if (report.schemaSteps.length === 0) {
+    process.stdout.write(report.dryRun ? 'schema: no steps needed\n' : 'schema: matches the resource declarations\n')
+  } else {
+    printTable(['SCHEMA STEP', 'FAMILY', 'STATUS', 'WHAT'], report.schemaSteps.map((s) => [
+      s.kind, s.resourceType, s.status === 'pending' ? 'pending' : 'applied now', s.description,
+    ]))
+  }
+  if (report.problems.length > 0) {
+    process.stdout.write(`\nproblems (gatehouse migrate would stop; nothing is changed):\n${report.problems.map((p) => `  - ${p.message}\n`).join('')}`)
+  }
 }

@@ -28,9 +28,10 @@ export function registerStart(program: Command): void {
     .action(async (opts: { demo: boolean; host?: string; port?: string }) => {
       applyListenOptions(opts)
       const settings = loadCliSettings()
-      const notes = await withServices(async ({ services, database, migrations }) => {
+      const notes = await withServices(async ({ services, database, migrations, schemaSteps }) => {
         const applied = migrations.filter((m) => m.status === 'applied').length
-        process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}\n`)
+        const steps = schemaSteps.length > 0 ? `, ${schemaSteps.length} schema step(s) applied` : ''
+        process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}${steps}\n`)
         if (opts.demo && (await isStoreEmpty(database.db))) {
           const progress = createProgress('Loading demo data', { total: 0 })
           const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })

@@ -9,6 +9,8 @@ import type { Services } from '../services.js'
 import { changeLogStats, readChanges } from '../store/change-log.js'
 import { countCheckpoints } from '../integration/sync-state-store.js'
 import { migrations, pendingMigrations } from '../store/migrations/index.js'
+import { schemaPlan } from '../store/schema-reconcile.js'
+import { differencesOf } from '../store/schema-plan.js'
 import type { IncidentMonitor } from './incident-monitor.js'
 import { checkReadiness, type ReadinessCheck } from './readiness.js'
 import { lifecycleReport } from './lifecycle.js'
@@ -107,12 +109,15 @@ async function storageCheck(services: Services) {
   const { db, adapter } = services.database
   const pending = await pendingMigrations(services.database)
   const problems: Problem[] = pending.map((p) => ({ level: 'error' as const, text: `migration ${p} not applied` }))
+  const schema = pending.length === 0 ? differencesOf(await schemaPlan(services.database, services.resources.all)) : []
+  problems.push(...schema.map((d) => ({ level: d.severity === 'fail' ? 'error' as const : 'warn' as const, text: `schema: ${d.message}` })))
   const log = await changeLogStats(db)
   const checkpoints = await countCheckpoints(db)
   const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString())
   return finish(problems, {
     dialect: adapter.name,
     migrations: { known: migrations.length, applied: migrations.length - pending.length, pending },
+    schema: { matchesDeclarations: pending.length === 0 && schema.length === 0, differences: schema },
     changeLog: { entries: log.entries, oldestAt: iso(log.oldestAt), newestAt: iso(log.newestAt), retentionDays: services.settings.changesRetentionDays },
     syncCheckpoints: checkpoints,
   })

@@ -1,10 +1,12 @@
 // The readiness verdict: `not_ready` when a check fails (the service cannot do its job:
-// no database, unapplied migrations), `degraded` when a check warns (it works, but something
+// no database, unapplied migrations, a table that does not match its declaration), `degraded` when a check warns (it works, but something
 // needs an operator: a growing backlog, dead letters, a missing worker, open incidents,
 // clamped settings), otherwise `ready`.
 import { sql } from 'kysely'
 import type { Services } from '../services.js'
 import { pendingMigrations } from '../store/migrations/index.js'
+import { schemaPlan } from '../store/schema-reconcile.js'
+import { differencesOf } from '../store/schema-plan.js'
 import type { IncidentMonitor } from './incident-monitor.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
 
@@ -52,13 +54,23 @@ async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
       pending.length === 0
         ? check('migrations', 'ok', 'all migrations applied')
         : check('migrations', 'fail', `${pending.length} migration(s) not applied; run gatehouse migrate`, { pending }),
+      pending.length === 0 ? await schemaCheck(services) : check('schema', 'fail', 'unknown until the migrations are applied'),
     ]
   } catch {
     return [
       check('database', 'fail', 'the database cannot be reached', { dialect: services.database.adapter.name }),
       check('migrations', 'fail', 'unknown while the database cannot be reached'),
+      check('schema', 'fail', 'unknown while the database cannot be reached'),
     ]
   }
+}
+
+/** Each resource family's table against its declaration (what gatehouse migrate would do or refuse). */
+async function schemaCheck(services: Services): Promise<ReadinessCheck> {
+  const differences = differencesOf(await schemaPlan(services.database, services.resources.all))
+  if (differences.length === 0) return check('schema', 'ok', 'every resource table matches its declaration')
+  const status = differences.some((d) => d.severity === 'fail') ? 'fail' : 'warn'
+  return check('schema', status, `${differences.length} difference(s) between the resource declarations and the database (gatehouse migrate --dry-run lists them): ${differences[0].message}`, { differences })
 }
 
 function webhookSettingsCheck(services: Services): ReadinessCheck {

@@ -20,6 +20,8 @@ export interface DialectAdapter {
   readonly idColumnType: string
   readonly booleanType: string
   readonly bigintType: string
+  /** SQL type of a floating-point column. */
+  readonly doubleType: string
   /** Serialises a boolean for a column (SQLite has no booleans). */
   bool(v: boolean): boolean | number
   /** The document as JSON text, ready to splice into a response without parsing. */
@@ -51,6 +53,34 @@ export interface DialectAdapter {
   allocateIds(tx: Db, table: string, n: number): Promise<number[]>
   /** Columns of the unique constraint `err` violated on `table`, or undefined for other errors. */
   uniqueViolation(err: unknown, table: string): string[] | undefined
+  /** Every table of the connected schema with its columns and indexes, sorted by name. */
+  describeTables(db: Db): Promise<TableInfo[]>
+}
+
+/** What the database says a table is (schema reconciliation and the schema snapshot test). */
+export interface TableInfo {
+  readonly name: string
+  /** In table order; `type` lower-case as the engine reports it (`integer`, `bigint`, `json`). */
+  readonly columns: readonly ColumnInfo[]
+  readonly indexes: readonly IndexInfo[]
+}
+
+export interface ColumnInfo {
+  readonly name: string
+  readonly type: string
+  readonly notNull: boolean
+  readonly defaultValue: string | null
+  readonly primaryKey: boolean
+  /** Takes the next number of a sequence when no value is given (ids). */
+  readonly autoIncrement: boolean
+}
+
+export interface IndexInfo {
+  readonly name: string
+  readonly columns: readonly string[]
+  readonly unique: boolean
+  /** The predicate of a partial index, whitespace collapsed; null for a full index. */
+  readonly where: string | null
 }
 
 export interface Database {
@@ -106,6 +136,8 @@ const sqliteAdapter: DialectAdapter = {
     // "UNIQUE constraint failed: entries.section, entries.slug"
     return String(e.message).replace(/^.*failed: /, '').split(',').map((c) => c.trim().split('.')[1] ?? c.trim())
   },
+  doubleType: 'real',
+  describeTables: describeSqliteTables,
 }
 
 const postgresAdapter: DialectAdapter = {
@@ -144,6 +176,90 @@ const postgresAdapter: DialectAdapter = {
     if (fromDetail) return fromDetail.split(',').map((c) => c.trim().replace(/"/g, ''))
     return e.constraint ? [e.constraint.replace(`${table}_`, '').replace(/_unique$|_key$/, '')] : []
   },
+  doubleType: 'double precision',
+  describeTables: describePostgresTables,
+}
+
+const collapse = (text: string) => text.replace(/\s+/g, ' ').trim()
+
+async function describeSqliteTables(db: Db): Promise<TableInfo[]> {
+  const { rows: cols } = await sql<{ tbl: string; name: string; type: string; nn: number; dflt: string | null; pk: number; ddl: string }>`
+    SELECT m.name AS tbl, p.name, p.type, p."notnull" AS nn, p.dflt_value AS dflt, p.pk, m.sql AS ddl
+    FROM sqlite_master m JOIN pragma_table_info(m.name) p
+    WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, p.cid`.execute(db)
+  const { rows: idx } = await sql<{ tbl: string; idx: string; uniq: number; col: string | null; ddl: string | null }>`
+    SELECT m.name AS tbl, il.name AS idx, il."unique" AS uniq, ii.name AS col, s.sql AS ddl
+    FROM sqlite_master m JOIN pragma_index_list(m.name) il JOIN pragma_index_info(il.name) ii
+    LEFT JOIN sqlite_master s ON s.type = 'index' AND s.name = il.name
+    WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, il.name, ii.seqno`.execute(db)
+  return assembleTables(
+    cols.map((c) => ({ table: c.tbl, column: { name: c.name, type: c.type.toLowerCase(), notNull: c.nn === 1, defaultValue: c.dflt, primaryKey: c.pk > 0, autoIncrement: c.pk > 0 && /\bautoincrement\b/i.test(c.ddl) } })),
+    idx.map((i) => ({ table: i.tbl, index: i.idx, unique: i.uniq === 1, column: i.col ?? '', where: /\sWHERE\s([\s\S]*)$/i.exec(i.ddl ?? '')?.[1] ?? null })),
+  )
+}
+
+async function describePostgresTables(db: Db): Promise<TableInfo[]> {
+  const { rows: cols } = await sql<{ tbl: string; name: string; type: string; notnull: boolean; dflt: string | null }>`
+    SELECT c.relname AS tbl, a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS notnull,
+      pg_get_expr(d.adbin, d.adrelid) AS dflt
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+    JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+    LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
+    WHERE n.nspname = current_schema() AND c.relkind = 'r' ORDER BY c.relname, a.attnum`.execute(db)
+  const { rows: idx } = await sql<{ tbl: string; idx: string; uniq: boolean; pk: boolean; col: string; pred: string | null }>`
+    SELECT t.relname AS tbl, i.relname AS idx, x.indisunique AS uniq, x.indisprimary AS pk,
+      pg_get_indexdef(x.indexrelid, k.n, true) AS col, pg_get_expr(x.indpred, x.indrelid) AS pred
+    FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid
+    JOIN pg_namespace n ON n.oid = t.relnamespace
+    CROSS JOIN LATERAL generate_series(1, x.indnkeyatts) AS k(n)
+    WHERE n.nspname = current_schema() AND t.relkind = 'r' ORDER BY t.relname, i.relname, k.n`.execute(db)
+  const primary = new Set(idx.filter((i) => i.pk).map((i) => `${i.tbl}.${i.col}`))
+  return assembleTables(
+    cols.map((c) => ({ table: c.tbl, column: { name: c.name, type: c.type.toLowerCase(), notNull: c.notnull, defaultValue: c.dflt, primaryKey: primary.has(`${c.tbl}.${c.name}`), autoIncrement: (c.dflt ?? '').startsWith('nextval(') } })),
+    idx.map((i) => ({ table: i.tbl, index: i.idx, unique: i.uniq, column: i.col.replace(/^"(.*)"$/, '$1'), where: i.pred })),
+  )
+}
+
+function assembleTables(
+  cols: readonly { table: string; column: ColumnInfo }[],
+  idx: readonly { table: string; index: string; unique: boolean; column: string; where: string | null }[],
+): TableInfo[] {
+  const tables = new Map<string, { columns: ColumnInfo[]; indexes: Map<string, { unique: boolean; columns: string[]; where: string | null }> }>()
+  const tableOf = (name: string) => {
+    let t = tables.get(name)
+    if (!t) tables.set(name, (t = { columns: [], indexes: new Map() }))
+    return t
+  }
+  for (const c of cols) tableOf(c.table).columns.push(c.column)
+  for (const i of idx) {
+    const t = tableOf(i.table)
+    const index = t.indexes.get(i.index) ?? { unique: i.unique, columns: [], where: i.where === null ? null : collapse(i.where) }
+    index.columns.push(i.column)
+    t.indexes.set(i.index, index)
+  }
+  return [...tables.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, t]) => ({
+    name,
+    columns: t.columns,
+    indexes: [...t.indexes.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([iname, i]) => ({ name: iname, ...i })),
+  }))
+}
+
+/** Element-relative helpers for `anyElement` tests: the element is JSON text on SQLite, jsonb on PG. */
+export function elementJsonAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
+  if (adapter.name === 'sqlite') {
+    // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
+    return path.length === 0
+      ? sql<string | null>`(CASE WHEN el.type = 'text' THEN json_quote(${sql.raw(element)}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${sql.raw(element)} END)`
+      : sql<string | null>`(${sql.raw(element)} -> ${jsonPath(path)})`
+  }
+  return sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`
+}
+
+export function elementTextAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
+  if (adapter.name === 'sqlite') {
+    return path.length === 0 ? sql<string | null>`${sql.raw(element)}` : sql<string | null>`(${sql.raw(element)} ->> ${jsonPath(path)})`
+  }
+  return sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`
 }
 
 export function openDatabase(url: string, options: { poolSize?: number; schema?: string } = {}): Database {

@@ -1,7 +1,7 @@
 // Turning a record into what is stored: the public document, the sensitive part kept
 // apart, and the indexed column values mirrored from them.
 import { Kind, type TSchema } from '@sinclair/typebox'
-import type { Resource } from '../resources/declare.js'
+import type { ColumnDeclaration, Resource } from '../resources/declare.js'
 import { columnName, type DialectAdapter } from './database.js'
 
 export type Doc = Record<string, unknown>
@@ -62,15 +62,16 @@ export function rowFor(resource: Resource, adapter: DialectAdapter, full: Doc): 
     doc: JSON.stringify(doc),
     sensitive: sensitive === null ? null : JSON.stringify(sensitive),
   }
-  for (const [name, c] of Object.entries(resource.columns)) {
-    const v = full[name]
-    row[columnName(name)] =
-      v === null || v === undefined ? null
-        : c.type === 'boolean' ? adapter.bool(Boolean(v))
-          : c.type === 'timestamp' ? Date.parse(String(v))
-            : v
-  }
+  for (const [name, c] of Object.entries(resource.columns)) row[columnName(name)] = columnValue(c, adapter, full[name])
   return row
+}
+
+/** The value an indexed column holds for a document property's value (writes and backfills). */
+export function columnValue(c: ColumnDeclaration, adapter: DialectAdapter, v: unknown): unknown {
+  return v === null || v === undefined ? null
+    : c.type === 'boolean' ? adapter.bool(Boolean(v))
+      : c.type === 'timestamp' ? Date.parse(String(v))
+        : v
 }
 
 /**

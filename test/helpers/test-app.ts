@@ -54,11 +54,17 @@ export interface TestDatabase extends Database {
 
 /** A fresh, migrated database. */
 export async function testDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  const database = await emptyTestDatabase(dialect, opts)
+  await migrate(database)
+  return database
+}
+
+/** A fresh database with no table at all (tests that build an older schema themselves). */
+export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
   if (dialect === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'))
     const url = `sqlite:${join(dir, 'test.db')}`
     const database = openDatabase(url)
-    await migrate(database)
     return { ...database, url, destroy: async () => { await database.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }) } }
   }
   const schema = `t_${randomBytes(6).toString('hex')}`
@@ -67,7 +73,6 @@ export async function testDatabase(dialect: DialectName, opts: { poolSize?: numb
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
   const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize })
-  await migrate(database)
   return {
     ...database,
     url: PG_URL,

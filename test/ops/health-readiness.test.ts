@@ -1,9 +1,11 @@
 // /health reports the installed version and uptime; /readiness gives `ready` on a healthy
-// store, `not_ready` when a migration is missing, and `degraded` for clamped settings, an
-// incomplete webhook posture or a missing worker, naming each check.
+// store, `not_ready` when a migration is missing or a table does not match its declaration,
+// and `degraded` for clamped settings, an incomplete webhook posture or a missing worker,
+// naming each check.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
+import { sql } from 'kysely'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 
 const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
@@ -37,7 +39,7 @@ for (const dialect of await testDialects()) {
       const token = await app.issueToken(['readiness:read'])
       const ok = (await app.get('/gatehouse/v1/readiness', token)).json().data
       assert.equal(ok.verdict, 'ready', JSON.stringify(ok.checks))
-      assert.deepEqual(Object.keys(statuses(ok.checks)), ['database', 'migrations', 'credentials', 'webhookSettings', 'deliveryBacklog', 'workerHeartbeat', 'deadLetters', 'settings', 'incidents'])
+      assert.deepEqual(Object.keys(statuses(ok.checks)), ['database', 'migrations', 'schema', 'credentials', 'webhookSettings', 'deliveryBacklog', 'workerHeartbeat', 'deadLetters', 'settings', 'incidents'])
       assert.ok(ok.checks.every((c: Check) => c.status === 'ok'))
       assert.equal(ok.checks.find((c: Check) => c.name === 'credentials').details.count, 1)
 
@@ -47,6 +49,54 @@ for (const dialect of await testDialects()) {
       const migrations = bad.checks.find((c: Check) => c.name === 'migrations') as Check
       assert.equal(migrations.status, 'fail')
       assert.deepEqual(migrations.details?.pending, ['004-sync-state'])
+    } finally {
+      await app.close()
+    }
+  })
+}
+
+for (const dialect of await testDialects()) {
+  test(`${dialect}: readiness and diagnostics report a table that does not match its declaration`, async () => {
+    const app = await buildTestApp({ dialect })
+    try {
+      const token = await app.issueToken(['readiness:read', 'diagnostics:read'])
+      const schemaCheck = async () => {
+        const data = (await app.get('/gatehouse/v1/readiness', token)).json().data
+        return { verdict: data.verdict as string, check: data.checks.find((c: Check) => c.name === 'schema') as Check }
+      }
+      assert.deepEqual((await schemaCheck()).check, { name: 'schema', status: 'ok', message: 'every resource table matches its declaration' })
+
+      // A missing keyset index only slows lists: degraded.
+      await sql`DROP INDEX products_created`.execute(app.database.db)
+      const slow = await schemaCheck()
+      assert.equal(slow.verdict, 'degraded')
+      assert.equal(slow.check.status, 'warn')
+      assert.deepEqual(slow.check.details?.differences, [{
+        resourceType: 'products', kind: 'create-index', severity: 'warn',
+        message: 'products: not yet done: create index products_created on products (created_at, id); run gatehouse migrate',
+      }])
+
+      // A missing unique index lets duplicates in, and a column of another type makes queries
+      // wrong: not ready, each named.
+      await sql`DROP INDEX variants_sku_unique`.execute(app.database.db)
+      await sql`DROP INDEX donations_title_updated`.execute(app.database.db)
+      await sql`ALTER TABLE donations DROP COLUMN title`.execute(app.database.db)
+      await sql`ALTER TABLE donations ADD COLUMN title ${sql.raw(app.database.adapter.booleanType)}`.execute(app.database.db)
+      const broken = await schemaCheck()
+      assert.equal(broken.verdict, 'not_ready')
+      assert.equal(broken.check.status, 'fail')
+      const differences = broken.check.details?.differences as { resourceType: string; kind: string; severity: string; message: string }[]
+      // Problems first (gatehouse migrate stops on them), then the steps it would take.
+      assert.deepEqual(differences.map((d) => [d.resourceType, d.kind, d.severity]), [
+        ['donations', 'retyped-column', 'fail'], ['products', 'create-index', 'warn'], ['variants', 'create-index', 'fail'], ['donations', 'create-index', 'warn'],
+      ])
+      assert.match(differences[0].message, /^donations: column "title" \(title\) of table donations is \w+ in the database but declared text/)
+
+      const bundle = (await app.get('/gatehouse/v1/diagnostics/bundle', token)).json().data
+      assert.equal(bundle.checks.storage.status, 'error')
+      assert.equal(bundle.checks.storage.schema.matchesDeclarations, false)
+      assert.deepEqual(bundle.checks.storage.schema.differences, differences)
+      assert.ok(bundle.checks.storage.problems.includes(`schema: ${differences[0].message}`))
     } finally {
       await app.close()
     }

@@ -1,5 +1,8 @@
 // Versioned migrations, applied in order and recorded in `migrations`. Each part of the
-// system adds its tables as a new numbered file here; applied files are never edited.
+// system adds its tables as a new numbered file here; applied files are never edited, and
+// a migration never imports src/resources/ (it writes the tables it creates literally):
+// resource families' tables follow their declarations through schema reconciliation
+// (../schema-reconcile.ts), which runs after the migrations.
 import { sql } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../database.js'
 import { contentStore } from './001-content-store.js'
@@ -10,37 +13,48 @@ import { opsIncidents } from './007-ops-incidents.js'
 import { controlPlane } from './008-control-plane.js'
 import { panelSessions } from './009-panel-sessions.js'
 import { approvalReviewedState } from './010-approval-reviewed-state.js'
+import { schemaSteps } from './011-schema-steps.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps]
 
 export interface MigrationResult {
   readonly name: string
   readonly status: 'applied' | 'already-applied'
 }
 
+/** Lock key of schema changes (migrations and schema steps): one process changes the schema at a time. */
+export const SCHEMA_LOCK = 7270001
+
 /** Applies pending migrations in one transaction each; safe to run from several processes. */
-export async function migrate(database: Database): Promise<MigrationResult[]> {
-  const { db, adapter } = database
-  await sql.raw(`CREATE TABLE IF NOT EXISTS migrations (name text PRIMARY KEY, applied_at ${adapter.bigintType} NOT NULL)`).execute(db)
+export function migrate(database: Database): Promise<MigrationResult[]> {
+  return runMigrations(database, migrations)
+}
+
+/** Applies those of `list` not yet applied, in order (tests build older schemas with a prefix). */
+export async function runMigrations(database: Database, list: readonly Migration[]): Promise<MigrationResult[]> {
   const results: MigrationResult[] = []
-  for (const m of migrations) {
-    const applied = await db.transaction().execute(async (trx) => {
-      // PostgreSQL: one migrator at a time across processes.
-      await adapter.transactionLock(trx, 7270001)
-      const done = await trx.selectFrom('migrations').select('name').where('name', '=', m.name).executeTakeFirst()
-      if (done) return false
-      await m.up(trx, adapter)
-      await trx.insertInto('migrations').values({ name: m.name, applied_at: Date.now() }).execute()
-      return true
-    })
+  for (const m of list) {
+    const applied = await database.db.transaction().execute((trx) => applyMigration(trx, database.adapter, m))
     results.push({ name: m.name, status: applied ? 'applied' : 'already-applied' })
   }
   return results
+}
+
+/** Inside a transaction: applies `m` unless recorded; true when it ran. */
+export async function applyMigration(trx: Db, adapter: DialectAdapter, m: Migration): Promise<boolean> {
+  // One migrator at a time across processes.
+  await adapter.transactionLock(trx, SCHEMA_LOCK)
+  await sql.raw(`CREATE TABLE IF NOT EXISTS migrations (name text PRIMARY KEY, applied_at ${adapter.bigintType} NOT NULL)`).execute(trx)
+  const done = await trx.selectFrom('migrations').select('name').where('name', '=', m.name).executeTakeFirst()
+  if (done) return false
+  await m.up(trx, adapter)
+  await trx.insertInto('migrations').values({ name: m.name, applied_at: Date.now() }).execute()
+  return true
 }
 
 /** Names of migrations not yet applied (readiness uses this). */
