@@ -42,7 +42,7 @@ export function registerStart(program: Command): void {
         return lines
       }, { settings })
       process.stdout.write('\n' + notes.join('\n') + '\n\n')
-      const server = await serve(settings)
+      const server = await serve(settings, { portFromOption: opts.port !== undefined })
       printListening(server.url)
       await server.closed
     })
