@@ -4,7 +4,6 @@
 import { InvalidArgumentError } from 'commander'
 import { expiryFromDuration } from '../auth/credentials.js'
 import { parseCidr } from '../auth/ip-allowlist.js'
-import { isKnownScope, scopeCatalog } from '../auth/scopes.js'
 
 export function wholeNumber(min: number, max: number) {
   return (value: string): number => {
@@ -34,17 +33,6 @@ export function cidrList(value: string): string[] {
   const list = commaList(value)
   const bad = list.filter((c) => !parseCidr(c))
   if (bad.length > 0) throw new InvalidArgumentError(`not a CIDR block: ${bad.join(', ')} (expected e.g. 10.0.0.0/8 or 203.0.113.7/32)`)
-  return list
-}
-
-/** Comma-separated scopes of the catalogue; an unknown one is refused with the valid ones listed. */
-export function scopeList(value: string): string[] {
-  const list = commaList(value)
-  const unknown = list.filter((sc) => !isKnownScope(sc))
-  if (unknown.length > 0) {
-    throw new InvalidArgumentError(`unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}; valid scopes: `
-      + `${scopeCatalog.map((x) => x.scope).join(', ')}, plugins:{plugin}:{resource}:read (gatehouse scopes describes each)`)
-  }
   return list
 }
 

@@ -81,7 +81,7 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
   const scope = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read,bogus:read'], { env })
   assert.equal(scope.code, 1)
-  assert.match(scope.stderr, /^gatehouse: option '--scopes <list>' argument 'products:read,bogus:read' is invalid\. unknown scope bogus:read; valid scopes: health:read, /)
+  assert.match(scope.stderr, /^gatehouse: invalid --scopes: unknown scope "bogus:read"; valid scopes: health:read, readiness:read, .*, plugins:\{plugin\}:\{resource\}:read\n$/)
   assert.equal(scope.stdout, '')
 
   const duration = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', 'soon'], { env })
