@@ -32,7 +32,7 @@ export function registerStart(program: Command): void {
         const applied = migrations.filter((m) => m.status === 'applied').length
         process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}\n`)
         if (opts.demo && (await isStoreEmpty(database.db))) {
-          const progress = createProgress('Loading demo data', { total: 0 })
+          const progress = createProgress('Loading demo data', { total: 0, estimated: true })
           const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })
           progress.finish(`${formatCount(result.total)} records`)
         }
