@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'
 import type { TSchema } from '@sinclair/typebox'
 import { pino } from 'pino'
-import type { MachineRoute } from '../src/api/machine-route.js'
+import { successorPath, type MachineRoute } from '../src/api/machine-route.js'
 import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 import type { ScopeInfo } from '../src/auth/scopes.js'
@@ -46,7 +46,7 @@ export function renderReference({ routes, scopes }: Reference): string {
     '| method | path | key | scope | also uses | parameters |', '|---|---|---|---|---|---|']
   for (const r of routes) {
     const flag = r.flag ? ` (only with \`${r.flag}\`)` : ''
-    const dep = r.deprecated ? ` — deprecated, use \`${r.replacedBy}\`` : ''
+    const dep = r.deprecated ? ` — deprecated, use \`${successorPath(r) ?? ''}\`` : ''
     out.push(`| ${r.method} | \`${r.path}\`${flag}${dep} | \`${r.key}\` | \`${r.scope}\` | ${(r.optionalScopes ?? []).map((s) => `\`${s}\``).join(', ') || '–'} | ${parameters(r)} |`)
   }
   out.push('', '## Scopes', '', '| scope | group | what it allows |', '|---|---|---|')

@@ -16,6 +16,7 @@ import { changeRoutes } from './api/change-routes.js'
 import { authRoutes } from './api/auth-routes.js'
 import { contractRoutes } from './contract/contract-routes.js'
 import { docsPage } from './contract/docs-page.js'
+import { rootPage } from './panel/root-page.js'
 import { syncStateRoutes } from './integration/sync-state-routes.js'
 import { Operations } from './ops/operations.js'
 import { opsRoutes } from './ops/ops-routes.js'
@@ -118,6 +119,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)
   await docsPage(app)
+  await rootPage(app)
 
   // Load-balancer probes: unauthenticated, no details.
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))

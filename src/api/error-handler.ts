@@ -21,13 +21,38 @@ interface AjvError {
   message?: string
 }
 
-/** Turns Ajv errors into one detail per parameter. */
-export function validationDetails(errors: readonly AjvError[], context: string | undefined): ErrorDetail[] {
+interface SchemaNode {
+  readonly type?: unknown
+  readonly properties?: Readonly<Record<string, SchemaNode>>
+  readonly required?: readonly string[]
+}
+
+/** The schema of the property at a dotted path ('' is the root), when it is declared. */
+function schemaAt(schema: SchemaNode | undefined, path: string): SchemaNode | undefined {
+  let node = schema
+  for (const key of path.split('.').filter(Boolean)) node = node?.properties?.[key]
+  return node
+}
+
+/**
+ * Turns Ajv errors into one detail per parameter. `schema` is the validated part's schema
+ * (the route's body or querystring): a missing object whose own members are required is
+ * reported as each of those members (`metadata.source`, `metadata.agentId`…), so the caller
+ * learns everything to send in one answer.
+ */
+export function validationDetails(errors: readonly AjvError[], context: string | undefined, schema?: SchemaNode): ErrorDetail[] {
   const byParam = new Map<string, string>()
   for (const e of errors) {
     let param = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
     let problem = e.message ?? e.keyword
-    if (e.keyword === 'required') param = [param, String(e.params.missingProperty)].filter(Boolean).join('.')
+    if (e.keyword === 'required') {
+      param = [param, String(e.params.missingProperty)].filter(Boolean).join('.')
+      const members = schemaAt(schema, param)?.required ?? []
+      if (members.length > 0) {
+        for (const m of members) if (!byParam.has(`${param}.${m}`)) byParam.set(`${param}.${m}`, `must have required property '${m}'`)
+        continue
+      }
+    }
     if (e.keyword === 'additionalProperties') {
       param = [param, String(e.params.additionalProperty)].filter(Boolean).join('.')
       problem = context === 'querystring' ? 'unknown parameter' : 'unknown property'
@@ -54,11 +79,17 @@ export function isWriteConflict(err: unknown): boolean {
   return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT'
 }
 
-export function toApiError(err: unknown): ApiError | undefined {
+/** The schema a validation error was raised against: the route's body, querystring or params. */
+function validatedSchema(request: FastifyRequest | undefined, context: string | undefined): SchemaNode | undefined {
+  const schema = request?.routeOptions.schema as Record<string, SchemaNode | undefined> | undefined
+  return context === undefined ? undefined : schema?.[context]
+}
+
+export function toApiError(err: unknown, request?: FastifyRequest): ApiError | undefined {
   if (err instanceof ApiError) return err
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string }
   if (fe.validation) {
-    const details = validationDetails(fe.validation, fe.validationContext)
+    const details = validationDetails(fe.validation, fe.validationContext, validatedSchema(request, fe.validationContext))
     return new ApiError('INVALID_REQUEST', `Invalid ${fe.validationContext === 'body' ? 'body' : 'parameters'}: ${details.map((d) => d.param).join(', ')}`, details)
   }
   switch (fe.code) {
@@ -80,7 +111,7 @@ export function toApiError(err: unknown): ApiError | undefined {
 
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((err, request, reply) => {
-    const apiError = toApiError(err)
+    const apiError = toApiError(err, request)
     if (apiError) return sendError(reply, request, apiError)
     request.log.error({ err }, 'unhandled error')
     return sendError(reply, request, new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; quote the requestId when reporting it'))

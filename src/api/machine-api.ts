@@ -9,7 +9,7 @@ import type { Settings } from '../settings.js'
 import { sendError } from './error-handler.js'
 import type { PageCache } from './page-cache.js'
 import { nulPath } from '../store/validation.js'
-import { BASE_PATH, routeEnabled, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
+import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -131,7 +131,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         // Set before any check so error answers of a deprecated alias announce it too.
         if (route.deprecated && route.replacedBy) {
           reply.header('Deprecation', 'true')
-          reply.header('Link', `<${BASE_PATH}${route.replacedBy}>; rel="successor-version"`)
+          reply.header('Link', `<${successorPath(route)}>; rel="successor-version"`)
         }
         const caller = await authenticate(request, reply)
         if (!caller.scopes.has(route.scope)) {

@@ -101,3 +101,11 @@ export const BASE_PATH = '/gatehouse/v1'
 
 /** Largest accepted request body (DESIGN §4: 413 above 1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024
+
+/**
+ * The full path of a deprecated route's successor (`/gatehouse/v1/sync-state/lag`), written
+ * the same way wherever it appears: the Link header, capabilities, the schema catalog, OpenAPI.
+ */
+export function successorPath(route: MachineRoute): string | null {
+  return route.replacedBy ? BASE_PATH + route.replacedBy : null
+}

@@ -338,7 +338,10 @@ function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog,
     problems.push({ param: 'label', problem: 'a non-empty string of at most 200 characters is required' })
   }
   if (!Array.isArray(input.scopes) || input.scopes.length === 0) problems.push({ param: 'scopes', problem: 'at least one scope is required' })
-  else for (const sc of input.scopes) if (!scopes.isKnown(sc)) problems.push({ param: 'scopes', problem: `unknown scope "${sc}"` })
+  else {
+    const unknown = input.scopes.filter((sc) => !scopes.isKnown(sc))
+    if (unknown.length > 0) problems.push({ param: 'scopes', problem: `unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.map((sc) => `"${sc}"`).join(', ')}; valid scopes: ${scopes.names().join(', ')}` })
+  }
   for (const cidr of input.ipAllowlist ?? []) if (!parseCidr(cidr)) problems.push({ param: 'ipAllowlist', problem: `invalid CIDR "${cidr}"` })
   if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) problems.push({ param: 'expiresAt', problem: 'not a date-time' })
   for (const w of input.webhookInterests ?? []) {

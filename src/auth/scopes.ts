@@ -87,6 +87,11 @@ export class ScopeCatalog {
     return this.known.has(scope) || PROVIDER_SCOPE.test(scope)
   }
 
+  /** What a credential may be given, as an error listing valid values names it. */
+  names(): string[] {
+    return [...this.entries.map((x) => x.scope), 'plugins:{plugin}:{resource}:read']
+  }
+
   /** Scopes whose surface is switched on. */
   enabled(settings: Settings): ScopeInfo[] {
     return this.entries.filter((x) => x.flag === undefined || settings[x.flag])

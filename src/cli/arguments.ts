@@ -1,5 +1,9 @@
-// Option parsers shared by the commands; commander reports their errors with the option name.
+// Option parsers shared by the commands; commander reports their errors with the option name
+// the user typed (`option '--expires-in <duration>' argument '3x' is invalid…`), so values
+// are checked here rather than by the service, which names its own fields (`expiresAt`).
 import { InvalidArgumentError } from 'commander'
+import { expiryFromDuration } from '../auth/credentials.js'
+import { parseCidr } from '../auth/ip-allowlist.js'
 
 export function wholeNumber(min: number, max: number) {
   return (value: string): number => {
@@ -12,6 +16,24 @@ export function wholeNumber(min: number, max: number) {
 /** `a,b, c` → ['a', 'b', 'c'] */
 export function commaList(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean)
+}
+
+/** `30d`, `12h`, `90m`: kept as typed; the expiry is computed when the command runs. */
+export function duration(value: string): string {
+  try {
+    expiryFromDuration(value)
+  } catch {
+    throw new InvalidArgumentError('expected a duration like 30d, 12h or 90m')
+  }
+  return value.trim()
+}
+
+/** Comma-separated CIDR blocks (`10.0.0.0/8,203.0.113.7/32`); every bad one is named. */
+export function cidrList(value: string): string[] {
+  const list = commaList(value)
+  const bad = list.filter((c) => !parseCidr(c))
+  if (bad.length > 0) throw new InvalidArgumentError(`not a CIDR block: ${bad.join(', ')} (expected e.g. 10.0.0.0/8 or 203.0.113.7/32)`)
+  return list
 }
 
 const INTEREST_ACTIONS = ['created', 'updated', 'deleted'] as const

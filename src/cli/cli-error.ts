@@ -10,11 +10,15 @@ export class CliError extends Error {
   }
 }
 
-/** One line saying what went wrong, safe to print. */
-export function describeFailure(err: unknown): string {
+/**
+ * One line saying what went wrong, safe to print. `flags` maps a service's field names to the
+ * options of the command that ran (`label` → `--label`), so a refused field is named as the
+ * user typed it.
+ */
+export function describeFailure(err: unknown, flags: ReadonlyMap<string, string> = new Map()): string {
   if (err instanceof ApiError) {
     if (err.code === 'INVALID_REQUEST' && err.details && err.details.length > 0) {
-      return err.details.map((d) => `invalid ${d.param}: ${d.problem}`).join('; ')
+      return err.details.map((d) => `invalid ${flags.get(d.param) ?? d.param}: ${d.problem}`).join('; ')
     }
     return err.message
   }

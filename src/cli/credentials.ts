@@ -4,7 +4,7 @@ import { userInfo } from 'node:os'
 import type { Command } from 'commander'
 import { expiryFromDuration, type CredentialChangeActor, type CredentialRecord } from '../auth/credentials.js'
 import { withServices } from './context.js'
-import { commaList, webhookInterests } from './arguments.js'
+import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
 import { printJson, printTable } from './output.js'
 
 interface CreateOptions {
@@ -32,9 +32,9 @@ export function registerCredentials(program: Command): void {
   credentials.command('create')
     .description('create a credential; its token is printed once')
     .requiredOption('--label <label>', 'what the credential is for')
-    .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. products:read,entries:read', commaList)
-    .option('--expires-in <duration>', 'expire after a duration like 30d, 12h or 90m')
-    .option('--ip <list>', 'comma-separated CIDR allowlist, e.g. 10.0.0.0/8,203.0.113.7/32', commaList)
+    .requiredOption('--scopes <list>', 'comma-separated scopes, e.g. products:read,entries:read (gatehouse scopes lists them)', commaList)
+    .option('--expires-in <duration>', 'expire after a duration like 30d, 12h or 90m', duration)
+    .option('--ip <list>', 'comma-separated CIDR allowlist, e.g. 10.0.0.0/8,203.0.113.7/32', cidrList)
     .option('--webhook-interests <list>', 'webhook events this integration wants, e.g. entry:created,product:*,order:deleted', webhookInterests)
     .option('--json', 'print the credential and token as JSON')
     .action((opts: CreateOptions) => withServices(async ({ services }) => {

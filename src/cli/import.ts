@@ -2,7 +2,6 @@
 // and a summary naming every rejected line. Exit status 0 when every line was imported, 2
 // when some were rejected (the rest are kept), 1 when the import could not run at all.
 import { createReadStream, statSync } from 'node:fs'
-import type { Readable } from 'node:stream'
 import type { Command } from 'commander'
 import { importNdjson } from '../store/import.js'
 import { CliError } from './cli-error.js'
@@ -20,14 +19,15 @@ export function registerImport(program: Command): void {
     .option('--batch-size <n>', 'lines per transaction', wholeNumber(1, 50_000), 1000)
     .option('--json', 'print the summary as JSON')
     .action(async (file: string, opts: { batchSize: number; json?: boolean }) => {
-      const { input, size } = openInput(file)
+      const total = file === '-' ? 0 : await countLines(checkedFile(file))
+      const input = file === '-' ? process.stdin : createReadStream(file)
       const source = file === '-' ? 'stdin' : file
       await withServices(async ({ services }) => {
         const started = Date.now()
-        const progress = createProgress(`Importing ${source}`, { total: size, unit: 'bytes' })
+        const progress = createProgress(`Importing ${source}`, { total, unit: 'lines' })
         const summary = await importNdjson(services.store, input, {
           batchSize: opts.batchSize,
-          onProgress: (bytes) => progress.update(bytes),
+          onProgress: ({ lines }) => progress.update(lines),
         })
         progress.finish(`${formatCount(summary.imported)} imported, ${formatCount(summary.rejected)} rejected`)
         const seconds = (Date.now() - started) / 1000
@@ -48,16 +48,27 @@ export function registerImport(program: Command): void {
     })
 }
 
-function openInput(file: string): { input: Readable; size: number } {
-  if (file === '-') return { input: process.stdin, size: 0 }
-  let size: number
+/** The file, when it is a readable regular file; otherwise a one-line reason. */
+function checkedFile(file: string): string {
   try {
-    const stat = statSync(file)
-    if (!stat.isFile()) throw new CliError(`${file} is not a file`)
-    size = stat.size
+    if (!statSync(file).isFile()) throw new CliError(`${file} is not a file`)
+    return file
   } catch (err) {
     if (err instanceof CliError) throw err
     throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (err as Error).message}`)
   }
-  return { input: createReadStream(file), size }
+}
+
+/**
+ * Lines in the file, counted before the import so progress shows an exact total (one pass
+ * over the bytes; an import reads them again anyway). A last line without a newline counts.
+ */
+async function countLines(file: string): Promise<number> {
+  let lines = 0
+  let last = 0x0a
+  for await (const chunk of createReadStream(file) as AsyncIterable<Buffer>) {
+    for (let i = chunk.indexOf(0x0a); i !== -1; i = chunk.indexOf(0x0a, i + 1)) lines++
+    if (chunk.length > 0) last = chunk[chunk.length - 1]
+  }
+  return last === 0x0a ? lines : lines + 1
 }

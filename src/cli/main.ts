@@ -18,6 +18,7 @@ import { registerDiagnosticsCommand } from './diagnostics.js'
 import { registerWebhookCommands } from './webhooks.js'
 import { registerAuditCommands } from './audit.js'
 import { registerRecords } from './records.js'
+import { registerScopes } from './scopes.js'
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
@@ -25,18 +26,39 @@ export function buildProgram(): Command {
     .version(serviceInfo.version, '-v, --version', 'print the version')
     .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
     .showSuggestionAfterError()
-  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands, registerRecords]) {
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerScopes, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands, registerRecords]) {
     register(program)
   }
   registerOpenapiCommand(program)
   return program
 }
 
+/** The long flag of each option of a command, by the name its value is passed under. */
+function flagsOf(command: Command | undefined): Map<string, string> {
+  return new Map((command?.options ?? []).filter((o) => o.long).map((o) => [o.attributeName(), o.long as string]))
+}
+
+/**
+ * A reader that goes away (`gatehouse openapi | head -1`) closes the pipe: there is nobody
+ * left to tell anything, so leave quietly instead of failing with an EPIPE stack trace.
+ */
+function exitQuietlyOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(0)
+      throw err
+    })
+  }
+}
+
 export async function runCli(argv: readonly string[]): Promise<void> {
+  exitQuietlyOnClosedPipe()
+  let running: Command | undefined
   try {
-    await buildProgram().parseAsync([...argv])
+    const program = buildProgram().hook('preAction', (_program, command) => { running = command })
+    await program.parseAsync([...argv])
   } catch (err) {
-    process.stderr.write(`gatehouse: ${describeFailure(err)}\n`)
+    process.stderr.write(`gatehouse: ${describeFailure(err, flagsOf(running))}\n`)
     process.exitCode = err instanceof CliError ? err.exitCode : 1
   }
 }

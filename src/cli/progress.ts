@@ -11,9 +11,15 @@ export interface Progress {
 }
 
 export interface ProgressOptions {
+  /** What is being counted, 0 when unknown (stdin). */
   readonly total: number
-  /** `records` counts items; `bytes` shows MB. */
-  readonly unit?: 'records' | 'bytes'
+  /** What the counts are of (default `records`). */
+  readonly unit?: 'records' | 'lines'
+  /**
+   * The total is an estimate until the work ends (demo data: addresses and variants are drawn
+   * at random): shown as `~2,975` and `~41%` so nobody takes it for a count.
+   */
+  readonly estimated?: boolean
   readonly stream?: NodeJS.WriteStream
   /** Seconds between lines when the stream is not a terminal (default 2). */
   readonly lineInterval?: number
@@ -28,14 +34,14 @@ export function createProgress(label: string, opts: ProgressOptions): Progress {
   let total = Math.max(0, opts.total)
   let done = 0
   let lastDraw = 0
-  const amount = (n: number) => opts.unit !== 'bytes' ? formatCount(n)
-    : n >= 1_048_576 ? `${(n / 1_048_576).toFixed(1)} MB` : `${Math.ceil(n / 1024)} KB`
+  const unit = opts.unit ?? 'records'
+  const about = opts.estimated ? '~' : ''
   const ratio = () => (total > 0 ? Math.min(1, done / total) : 0)
 
   const draw = (final: boolean) => {
     // An unknown total (stdin) shows only what is done.
-    const pct = total > 0 ? `${Math.floor(ratio() * 100)}%`.padStart(4) : ''
-    const counts = `${amount(done)}${total > 0 ? `/${amount(total)}` : ''}${opts.unit === 'bytes' ? '' : ' records'}`
+    const pct = total > 0 ? `${about}${Math.floor(ratio() * 100)}%`.padStart(4) : ''
+    const counts = `${formatCount(done)}${total > 0 ? `/${about}${formatCount(total)}` : ''} ${unit}`
     if (tty) {
       const filled = Math.round(ratio() * WIDTH)
       const bar = '█'.repeat(filled) + '░'.repeat(WIDTH - filled)

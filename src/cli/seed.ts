@@ -22,7 +22,7 @@ export function registerSeed(program: Command): void {
           throw new CliError('the store already has records; demo data goes into an empty database (point PLUGIN_GATEHOUSE_DATABASE_URL at a new one)')
         }
         const started = Date.now()
-        const progress = createProgress('Seeding demo data', { total: 0 })
+        const progress = createProgress('Seeding demo data', { total: 0, estimated: true })
         const result = await seedDemo(services.store, {
           scale: opts.scale, seed: opts.seed, onProgress: (done, total) => progress.update(done, total),
         })

@@ -5,6 +5,7 @@ import type { Command } from 'commander'
 import { buildApp, type GatehouseApp } from '../app.js'
 import type { Settings } from '../settings.js'
 import { loadCliSettings } from './context.js'
+import { CliError } from './cli-error.js'
 import { BASE_PATH } from '../api/machine-route.js'
 import { pruneChanges } from '../store/change-log.js'
 
@@ -46,7 +47,13 @@ export interface RunningServer {
   close(): Promise<void>
 }
 
-export async function serve(settings: Settings, opts: { handleSignals?: boolean } = {}): Promise<RunningServer> {
+export interface ServeOptions {
+  readonly handleSignals?: boolean
+  /** The port came from `--port`: a busy port is then blamed on that option, not the setting. */
+  readonly portFromOption?: boolean
+}
+
+export async function serve(settings: Settings, opts: ServeOptions = {}): Promise<RunningServer> {
   const app = await buildApp({ settings })
   let address: string
   try {
@@ -54,7 +61,9 @@ export async function serve(settings: Settings, opts: { handleSignals?: boolean 
   } catch (err) {
     await app.close().catch(() => {})
     const code = (err as { code?: string }).code
-    if (code === 'EADDRINUSE') throw new Error(`port ${settings.port} on ${settings.host} is already in use; set PLUGIN_GATEHOUSE_PORT`)
+    if (code === 'EADDRINUSE') {
+      throw new CliError(`port ${settings.port} on ${settings.host} is already in use; ${opts.portFromOption ? 'choose another with --port' : 'choose another with --port or PLUGIN_GATEHOUSE_PORT'}`)
+    }
     throw err
   }
   const stops: { stop(): Promise<void> }[] = []
@@ -107,7 +116,7 @@ export function registerServe(program: Command): void {
     .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
     .action(async (opts: { host?: string; port?: string }) => {
       applyListenOptions(opts)
-      const server = await serve(loadCliSettings())
+      const server = await serve(loadCliSettings(), { portFromOption: opts.port !== undefined })
       printListening(server.url)
       await server.closed
     })

@@ -33,7 +33,7 @@ export function registerStart(program: Command): void {
         const steps = schemaSteps.length > 0 ? `, ${schemaSteps.length} schema step(s) applied` : ''
         process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}${steps}\n`)
         if (opts.demo && (await isStoreEmpty(database.db))) {
-          const progress = createProgress('Loading demo data', { total: 0 })
+          const progress = createProgress('Loading demo data', { total: 0, estimated: true })
           const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })
           progress.finish(`${formatCount(result.total)} records`)
         }
@@ -43,7 +43,7 @@ export function registerStart(program: Command): void {
         return lines
       }, { settings })
       process.stdout.write('\n' + notes.join('\n') + '\n\n')
-      const server = await serve(settings)
+      const server = await serve(settings, { portFromOption: opts.port !== undefined })
       printListening(server.url)
       await server.closed
     })

@@ -2,7 +2,7 @@
 // the route registry, the scope catalogue, the error taxonomy and the settings. Surfaces
 // switched off by a flag are absent, and so are their scopes.
 import { Type, type Static } from '@sinclair/typebox'
-import { BASE_PATH, BODY_LIMIT_BYTES, routeEnabled, type FeatureFlag, type MachineRoute } from '../api/machine-route.js'
+import { BASE_PATH, BODY_LIMIT_BYTES, routeEnabled, successorPath, type FeatureFlag, type MachineRoute } from '../api/machine-route.js'
 import { commonListParams } from '../api/operations/record-inputs.js'
 import { MAX_FIELDS } from '../api/projection.js'
 import { MAX_FILTERS } from '../api/filter.js'
@@ -110,7 +110,7 @@ function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], sett
     endpoints: enabled.map((r) => ({
       key: r.key, method: r.method, path: BASE_PATH + r.path, summary: r.summary, tag: r.tag,
       scope: r.scope, optionalScopes: [...(r.optionalScopes ?? [])], list: r.list === true, deprecated: r.deprecated === true,
-      replacedBy: r.replacedBy ? BASE_PATH + r.replacedBy : null, rootAlias: r.rootAlias ? r.path : null,
+      replacedBy: successorPath(r), rootAlias: r.rootAlias ? r.path : null,
     })),
   }
 }

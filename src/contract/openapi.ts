@@ -3,7 +3,7 @@
 // It depends only on settings and the registry, so it is built once per app and served as
 // ready text.
 import { Type } from '@sinclair/typebox'
-import { BASE_PATH, routeEnabled, type MachineRoute } from '../api/machine-route.js'
+import { BASE_PATH, routeEnabled, successorPath, type MachineRoute } from '../api/machine-route.js'
 import type { Settings } from '../settings.js'
 import { errorCatalog, type ErrorCode } from './errors.js'
 import { ErrorEnvelopeSchema } from './envelopes.js'
@@ -39,24 +39,33 @@ const HEADERS: Record<string, JsonSchema> = {
   'X-RateLimit-Reset': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' } },
   'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
-  Allow: { description: 'Methods served on the path', schema: { type: 'string' } },
   Deprecation: { description: 'true on deprecated aliases', schema: { type: 'string' } },
   Link: { description: 'The successor of a deprecated alias (rel="successor-version")', schema: { type: 'string' } },
 }
 
 const RATE_HEADERS = { 'X-RateLimit-Limit': header('X-RateLimit-Limit'), 'X-RateLimit-Remaining': header('X-RateLimit-Remaining'), 'X-RateLimit-Reset': header('X-RateLimit-Reset') }
 
-/** One reusable response per error code, its body narrowed to that code. */
+/**
+ * Codes no documented operation answers: 405 is for a method the document does not list on a
+ * path, so no operation can refer to it (an unreferenced component is a contract lint error).
+ * The capabilities taxonomy still lists it.
+ */
+const UNDOCUMENTED: ReadonlySet<ErrorCode> = new Set(['METHOD_NOT_ALLOWED'])
+
+/** One reusable response per error code an operation can answer, its body narrowed to that code. */
 function errorResponses(): Record<string, JsonSchema> {
   const extra: Partial<Record<ErrorCode, Record<string, JsonSchema>>> = {
     UNAUTHORIZED: { 'WWW-Authenticate': header('WWW-Authenticate') },
-    METHOD_NOT_ALLOWED: { Allow: header('Allow') },
-    RATE_LIMIT_EXCEEDED: { 'Retry-After': header('Retry-After'), ...RATE_HEADERS },
+    RATE_LIMIT_EXCEEDED: { 'Retry-After': header('Retry-After') },
     SERVICE_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
+    CONFLICT: { 'Retry-After': header('Retry-After') },
   }
-  return Object.fromEntries((Object.keys(errorCatalog) as ErrorCode[]).map((code) => [code, {
+  const codes = (Object.keys(errorCatalog) as ErrorCode[]).filter((code) => !UNDOCUMENTED.has(code))
+  return Object.fromEntries(codes.map((code) => [code, {
     description: `${code}: ${errorCatalog[code].title}`,
-    headers: { 'X-Request-Id': header('X-Request-Id'), ...extra[code] },
+    // Error answers carry the rate-limit headers too: after authentication the credential's
+    // budget, on a refused token the client address's (src/api/machine-api.ts).
+    headers: { 'X-Request-Id': header('X-Request-Id'), ...RATE_HEADERS, ...extra[code] },
     content: {
       'application/json': {
         schema: {
@@ -75,7 +84,7 @@ function operation(route: MachineRoute, sink: ComponentSink): JsonSchema {
     route.description,
     route.optionalScopes?.length ? `Optional scopes that widen the answer: ${route.optionalScopes.join(', ')}.` : undefined,
     route.rootAlias ? `Also served at ${route.path} at the site root, with the same authentication and scope checks.` : undefined,
-    route.deprecated ? `Deprecated${route.replacedBy ? `: use ${route.replacedBy}` : ''}.` : undefined,
+    route.deprecated ? `Deprecated${route.replacedBy ? `: use ${successorPath(route)}` : ''}.` : undefined,
   ].filter(Boolean)
   const parameters = routeParameters(route)
   const body = bodySchema(route)
@@ -107,7 +116,7 @@ function operation(route: MachineRoute, sink: ComponentSink): JsonSchema {
     'x-gatehouse-scope': route.scope,
     'x-gatehouse-optional-scopes': [...(route.optionalScopes ?? [])],
     ...(route.flag ? { 'x-gatehouse-flag': route.flag } : {}),
-    ...(route.replacedBy ? { 'x-gatehouse-replaced-by': route.replacedBy } : {}),
+    ...(route.replacedBy ? { 'x-gatehouse-replaced-by': successorPath(route) } : {}),
     ...(route.rootAlias ? { 'x-gatehouse-root-alias': route.path } : {}),
   }
 }

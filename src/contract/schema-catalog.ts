@@ -2,7 +2,7 @@
 // (`endpoint=products.list`), each self-contained (no references to follow). The schemas are
 // the ones the OpenAPI document gives, built by the same functions.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { BASE_PATH, routeEnabled, type MachineRoute } from '../api/machine-route.js'
+import { BASE_PATH, routeEnabled, successorPath, type MachineRoute } from '../api/machine-route.js'
 import type { Settings } from '../settings.js'
 import { errorCatalog, notFound } from './errors.js'
 import { toJsonSchema, type JsonSchema } from './json-schema.js'
@@ -56,7 +56,7 @@ export function catalogEntry(route: MachineRoute): Entry {
     optionalScopes: [...(route.optionalScopes ?? [])],
     list: route.list === true,
     deprecated: route.deprecated === true,
-    replacedBy: route.replacedBy ? BASE_PATH + route.replacedBy : null,
+    replacedBy: successorPath(route),
     query: schemaOf(route.querystring),
     params: schemaOf(route.params),
     body: bodySchema(route) ?? null,

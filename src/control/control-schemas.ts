@@ -102,7 +102,7 @@ const Provenance = Type.Object({
   source: Type.String({ minLength: 1, maxLength: 200, description: 'What sent the request (an integration, an assistant)' }),
   agentId: Type.String({ minLength: 1, maxLength: 200, description: 'Which agent or worker' }),
   traceId: Type.String({ minLength: 1, maxLength: 200, description: 'Correlates the request with the caller’s own logs' }),
-}, { additionalProperties: true, default: {}, description: 'Provenance: source, agentId and traceId are required; other members are kept' })
+}, { additionalProperties: true, description: 'Provenance: source, agentId and traceId are required; other members are kept' })
 
 export const ApprovalRequestBody = Type.Object({
   actionType: ActionType,

@@ -38,13 +38,21 @@ export interface ImportSummary {
   readonly rejectionsTruncated: boolean
 }
 
+export interface ImportProgress {
+  /** Lines read so far, blank ones included (line numbers of the file). */
+  readonly lines: number
+  readonly bytesRead: number
+  readonly imported: number
+  readonly rejected: number
+}
+
 export interface ImportOptions {
   /** Lines per transaction (default 1000): larger batches commit less often, smaller ones cost less to split when a line fails. */
   readonly batchSize?: number
   /** Rejections kept for the summary (default 10,000); all are counted. */
   readonly maxRejections?: number
-  /** Called after each batch with the bytes read so far. */
-  readonly onProgress?: (bytesRead: number, imported: number, rejected: number) => void
+  /** Called after each batch with the lines and bytes read so far and what became of them. */
+  readonly onProgress?: (progress: ImportProgress) => void
 }
 
 interface PendingLine {
@@ -95,7 +103,7 @@ export async function importNdjson(store: ContentStore, input: Readable, opts: I
     const { resource, items } = batch
     batch = undefined
     await write(resource, items)
-    opts.onProgress?.(bytes, imported, rejected)
+    opts.onProgress?.({ lines, bytesRead: bytes, imported, rejected })
   }
 
   const rl = createInterface({ input, crlfDelay: Infinity })

@@ -81,12 +81,12 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
   const scope = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read,bogus:read'], { env })
   assert.equal(scope.code, 1)
-  assert.equal(scope.stderr, 'gatehouse: invalid scopes: unknown scope "bogus:read"\n')
+  assert.match(scope.stderr, /^gatehouse: invalid --scopes: unknown scope "bogus:read"; valid scopes: health:read, readiness:read, .*, plugins:\{plugin\}:\{resource\}:read\n$/)
   assert.equal(scope.stdout, '')
 
   const duration = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', 'soon'], { env })
   assert.equal(duration.code, 1)
-  assert.equal(duration.stderr, 'gatehouse: invalid expiresIn: expected a duration like 30d, 12h or 90m\n')
+  assert.equal(duration.stderr, "gatehouse: option '--expires-in <duration>' argument 'soon' is invalid. expected a duration like 30d, 12h or 90m\n")
 
   const unknown = await runCli(['credentials', 'pause', 'cred_nope'], { env })
   assert.equal(unknown.code, 1)

@@ -6,9 +6,11 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { buildTestApp } from '../helpers/test-app.js'
+import { buildTestApp, testDatabase } from '../helpers/test-app.js'
 import { readScopes } from '../helpers/scopes.js'
-import { seedDemo } from '../../src/store/demo/demo-data.js'
+import { DEMO_BASE_COUNTS, demoEstimate, seedDemo } from '../../src/store/demo/demo-data.js'
+import { ContentStore } from '../../src/store/content-store.js'
+import { defaultRegistry } from '../../src/resources/index.js'
 import { ROOT } from './helpers/cli.js'
 
 const run = promisify(execFile)
@@ -37,4 +39,35 @@ test('every curl example in docs/getting-started.md works against the demo data'
     assert.equal(body.ok, true, `${block}\n${stdout.slice(0, 400)}`)
     if (Array.isArray(body.data)) assert.ok(body.data.length > 0, `${block} returned no items`)
   }
+})
+
+test('the demo data figures in docs/getting-started.md are what seeding produces', async (t) => {
+  const database = await testDatabase('sqlite')
+  t.after(() => database.destroy())
+  const { counts, total } = await seedDemo(new ContentStore(database, defaultRegistry), { scale: 1 })
+  const table = doc.slice(doc.indexOf('| family | records | linked to |'), doc.indexOf('`--scale N` multiplies'))
+  const cell = (family: string) => {
+    const row = table.split('\n').find((r) => r.startsWith(`| ${family} |`))
+    assert.ok(row, `the demo table has a row for ${family}`)
+    return row.split('|')[2].trim()
+  }
+  const first = (text: string) => Number(/[\d,]+/.exec(text)?.[0].replace(/,/g, ''))
+  const exact: [string, string][] = [
+    ['sections', 'sections'], ['entries', 'entries'], ['content blocks', 'content-blocks'], ['assets', 'assets'],
+    ['categories', 'categories'], ['tags', 'tags'], ['global sets', 'global-sets'], ['users', 'users'],
+    ['products', 'products'], ['subscriptions', 'subscriptions'], ['donations', 'donations'], ['orders', 'orders'],
+    ['addresses', 'addresses'],
+  ]
+  for (const [family, type] of exact) assert.equal(first(cell(family)), counts[type], `${family}: ${cell(family)}`)
+  assert.equal(cell('locations, transfers'), `${counts.locations} locations, ${counts.transfers} transfers`)
+  assert.match(cell('products'), new RegExp(`\\(${counts.variants} variants\\)$`))
+  // Everything in the table is everything seeded.
+  assert.equal(Object.keys(counts).length, exact.length + 3)
+  // The first-run text rounds the total; the sample output (checked against `start` itself in
+  // start-command.test.ts) gives it exactly.
+  assert.match(doc, new RegExp(`loads the demo site \\(about ${(Math.round(total / 1000) * 1000).toLocaleString('en-US')} linked records`))
+  assert.match(doc, new RegExp(`Loading demo data: ${total.toLocaleString('en-US')} records in`))
+  // --scale 100, from the declared base counts and the generator's averages.
+  const s100 = (family: keyof typeof DEMO_BASE_COUNTS) => (DEMO_BASE_COUNTS[family] * 100).toLocaleString('en-US')
+  assert.match(doc, new RegExp(`\`--scale 100\` gives ${s100('entries')} entries and ${s100('products')} products \\(about ${(counts.variants / counts.products * 20_000).toLocaleString('en-US', { maximumSignificantDigits: 1 })} variants\\), some ${(Math.round(demoEstimate(100) / 100_000) * 100_000).toLocaleString('en-US')}\\s+records in all`))
 })

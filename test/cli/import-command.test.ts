@@ -45,6 +45,9 @@ for (const dialect of await testDialects()) {
     const res = await runCli(['import', file, '--json', '--batch-size', '100'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: target.url } })
     assert.equal(res.code, 2, res.stderr)
     assertNoInternals(res.stdout + res.stderr)
+    // Progress counts lines against the file's exact line count (the first batch ends at line 2).
+    assert.match(res.stderr, /^Importing .*records\.ndjson: 12% \(2\/16 lines, \d+\.\ds\)$/m)
+    assert.match(res.stderr, /^Importing .*records\.ndjson: 8 imported, 7 rejected in \d+\.\ds$/m)
     const summary = JSON.parse(res.stdout)
     assert.equal(summary.lines, 16)
     assert.equal(summary.blank, 1)

@@ -12,7 +12,9 @@ for (const dialect of await testDialects()) {
     const app = await buildTestApp({ dialect })
     t.after(() => app.close())
     await seedSmallCatalog(app.services.store)
-    const env = { PLUGIN_GATEHOUSE_DATABASE_URL: app.database.url }
+    // The CLI must open the test's own PostgreSQL schema, as cliDatabase() URLs do.
+    const url = app.database.schema ? `${app.database.url}${app.database.url.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${app.database.schema}`)}` : app.database.url
+    const env = { PLUGIN_GATEHOUSE_DATABASE_URL: url }
     const token = await app.issueToken(['products:read', 'entries:read'])
 
     const api = (await app.get('/gatehouse/v1/products?limit=1&fields=id,title', token)).json()

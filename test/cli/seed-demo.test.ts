@@ -104,3 +104,27 @@ test('the same seed gives the same data; another seed gives other data', async (
   assert.deepEqual(a, b)
   assert.notDeepEqual(a.entries.map((e) => e.title), c.entries.map((e) => e.title))
 })
+
+test('dates that say something already happened are never later than the moment of seeding', async (t) => {
+  const database = await testDatabase('sqlite')
+  t.after(() => database.destroy())
+  // Seeding a minute after midnight: a date drawn anywhere in "today" would lie in the future.
+  const now = Date.UTC(2026, 0, 15, 0, 1)
+  await seedDemo(new ContentStore(database, defaultRegistry), { now })
+  const past: [table: string, field: string, when?: (d: Record<string, unknown>) => boolean][] = [
+    ['orders', 'dateOrdered'], ['users', 'lastLoginAt'], ['entries', 'postDate', (e) => e.status !== 'pending'],
+    ['entries', 'expiryDate'], ['products', 'postDate'], ['subscriptions', 'dateCanceled'],
+    ['subscriptions', 'dateExpired'], ['subscriptions', 'dateSuspended'],
+  ]
+  let checked = 0
+  for (const [table, field, when] of past) {
+    for (const d of await docs(database.db, table)) {
+      if (d[field] === null || d[field] === undefined || (when && !when(d))) continue
+      checked++
+      assert.ok(Date.parse(d[field] as string) <= now, `${table} ${String(d.id)} ${field} ${String(d[field])} is after ${new Date(now).toISOString()}`)
+    }
+  }
+  assert.ok(checked > 1000, `checked ${checked} dates`)
+  // Pending entries are scheduled: their post dates lie ahead.
+  assert.ok((await docs(database.db, 'entries')).filter((e) => e.status === 'pending').every((e) => Date.parse(e.postDate as string) > now))
+})

@@ -4,6 +4,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { verifyAdminLogin } from '../../src/auth/admin-accounts.js'
 import { ROOT, cliDatabase, cliEnv } from './helpers/cli.js'
@@ -23,6 +25,7 @@ interface Started {
   readonly child: ChildProcess
   readonly base: string
   output(): string
+  errors(): string
   stop(): Promise<number | null>
 }
 
@@ -46,12 +49,36 @@ async function start(env: Record<string, string>): Promise<Started> {
     await new Promise((r) => setTimeout(r, 200))
   }
   return {
-    child, base, output: () => out,
+    child, base, output: () => out, errors: () => err,
     async stop() {
       child.kill('SIGTERM')
       return exited
     },
   }
+}
+
+/**
+ * docs/getting-started.md shows a first run's output; it must be this output, figures and all
+ * (migrations applied, records loaded), with only secrets, ids, addresses and timings differing.
+ * The progress bar shows its last line only, as a terminal leaves it.
+ */
+function assertGettingStartedSample(stdout: string, stderr: string): void {
+  const doc = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8')
+  const sample = /The first run prints something like:\n\n```text\n([\s\S]*?)```/.exec(doc)?.[1]
+  assert.ok(sample, 'getting-started has the first-run sample')
+  const normalise = (text: string) => text
+    .replace(/sqlite:\S+?: /g, 'sqlite:DATABASE: ')
+    .replace(/gth_[^"\s]+/g, 'TOKEN')
+    .replace(/gha_[^"\s]+/g, 'ADMIN_TOKEN')
+    .replace(/cred_[A-Za-z0-9]+/g, 'CREDENTIAL')
+    .replace(/adm_[A-Za-z0-9]+/g, 'ADMIN_TOKEN_ID')
+    .replace(/password: \S+/g, 'password: PASSWORD')
+    .replace(/http:\/\/127\.0\.0\.1:\d+/g, 'http://ADDRESS')
+    .replace(/in \d+\.\ds$/gm, 'in N.Ns')
+  const [databaseLine, ...rest] = stdout.split('\n')
+  const loaded = stderr.split('\n').filter((l) => l.startsWith('Loading demo data: ') && !l.includes('%')).at(-1)
+  assert.ok(loaded, `no final progress line in:\n${stderr}`)
+  assert.equal(normalise(sample), normalise([databaseLine, loaded, ...rest].join('\n')))
 }
 
 test('start serves demo data and prints a working token and admin login once', async (t) => {
@@ -88,6 +115,7 @@ test('start serves demo data and prints a working token and admin login once', a
 
   assert.equal(await first.stop(), 0)
   assert.match(first.output(), /Gatehouse listening on http:\/\/127\.0\.0\.1:\d+/)
+  assertGettingStartedSample(first.output(), first.errors())
 
   // The admin login printed is the one stored.
   const database = target.open()

@@ -52,9 +52,15 @@ export function createDemoContext(store: ContentStore, opts: DemoContextOptions,
   }
 }
 
-/** ISO date `days` from the anchor (negative: in the past), at a random time of day. */
+/**
+ * ISO date `days` from the seeding day at a random time of day: positive is ahead (scheduled
+ * posts, next payments), zero or negative in the past. A past date is drawn from the whole
+ * day before the one it names (0: yesterday), because any time "today" may still lie ahead
+ * of the moment of seeding: an order dated two hours from now is not an order.
+ */
 export function isoDays(ctx: DemoContext, days: number): string {
-  return new Date(ctx.now + days * DAY + ctx.random.int(0, DAY - 1)).toISOString()
+  const day = days > 0 ? days : days - 1
+  return new Date(ctx.now + day * DAY + ctx.random.int(0, DAY - 1)).toISOString()
 }
 
 export const round2 = (n: number) => Math.round(n * 100) / 100
