@@ -10,7 +10,7 @@ import { pino } from 'pino'
 import { openDatabase } from '../src/store/database.js'
 import { migrate } from '../src/store/migrations/index.js'
 import { ContentStore } from '../src/store/content-store.js'
-import { seedDemo } from '../src/store/demo/demo-data.js'
+import { seedDemo } from '../src/loaders/demo/demo-data.js'
 import { defaultRegistry } from '../src/resources/index.js'
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 100)

@@ -12,7 +12,7 @@ import { defaultFor } from '../src/store/documents.js'
 export const CONTENT_MODEL_PATH = fileURLToPath(new URL('../docs/content-model.md', import.meta.url))
 
 /**
- * What the write service computes, per resource and field (src/store/derivations.ts).
+ * What the write service computes, per resource and field (the families' declared hooks, src/resources/*-hooks.ts).
  * Every declared computed field must be described here, or generation fails.
  */
 const DERIVED: Readonly<Record<string, Readonly<Record<string, string>>>> = {

@@ -3,7 +3,7 @@
 // when some were rejected (the rest are kept), 1 when the import could not run at all.
 import { createReadStream, statSync } from 'node:fs'
 import type { Command } from 'commander'
-import { importNdjson } from '../store/import.js'
+import { importNdjson } from '../loaders/ndjson-import.js'
 import { CliError } from './cli-error.js'
 import { wholeNumber } from './arguments.js'
 import { withServices } from './context.js'

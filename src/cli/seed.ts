@@ -1,7 +1,7 @@
 // `gatehouse seed --demo [--scale N]`: linked demo data for every family, written through
 // the write service, with a progress bar on stderr.
 import type { Command } from 'commander'
-import { isStoreEmpty, seedDemo } from '../store/demo/demo-data.js'
+import { seedDemo } from '../loaders/demo/demo-data.js'
 import { CliError } from './cli-error.js'
 import { wholeNumber } from './arguments.js'
 import { withServices } from './context.js'
@@ -17,8 +17,8 @@ export function registerSeed(program: Command): void {
     .option('--json', 'print the counts as JSON')
     .action(async (opts: { demo?: boolean; scale: number; seed: number; json?: boolean }) => {
       if (!opts.demo) throw new CliError('nothing to seed: pass --demo (see gatehouse seed --help)')
-      await withServices(async ({ services, database }) => {
-        if (!(await isStoreEmpty(database.db))) {
+      await withServices(async ({ services }) => {
+        if (!(await services.store.isEmpty())) {
           throw new CliError('the store already has records; demo data goes into an empty database (point PLUGIN_GATEHOUSE_DATABASE_URL at a new one)')
         }
         const started = Date.now()

@@ -8,7 +8,7 @@ import type { CredentialService } from '../auth/credentials.js'
 import type { Db } from '../store/database.js'
 import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
 import { getMeta, setMeta } from '../store/meta.js'
-import { isStoreEmpty, seedDemo } from '../store/demo/demo-data.js'
+import { seedDemo } from '../loaders/demo/demo-data.js'
 import { BASE_PATH } from '../api/machine-route.js'
 import { applyListenOptions, printListening, serve } from './serve.js'
 import { loadCliSettings, withServices } from './context.js'
@@ -32,7 +32,7 @@ export function registerStart(program: Command): void {
         const applied = migrations.filter((m) => m.status === 'applied').length
         const steps = schemaSteps.length > 0 ? `, ${schemaSteps.length} schema step(s) applied` : ''
         process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}${steps}\n`)
-        if (opts.demo && (await isStoreEmpty(database.db))) {
+        if (opts.demo && (await services.store.isEmpty())) {
           const progress = createProgress('Loading demo data', { total: 0, estimated: true })
           const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })
           progress.finish(`${formatCount(result.total)} records`)

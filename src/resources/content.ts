@@ -58,7 +58,7 @@ export const entries = declareResource({
 
 /** Named drafts of entries, written only by governed actions; never served as entries. */
 export const entryDrafts = declareResource({
-  type: 'entry-drafts', changeType: 'entrydrafts', table: 'entry_drafts', summary: 'Drafts of entries (internal)',
+  type: 'entry-drafts', changeType: 'entrydrafts', table: 'entry_drafts', summary: 'Drafts of entries (internal)', importable: false,
   columns: { entryId: { type: 'integer' }, name: { type: 'text', uniqueWith: ['entryId'] } },
   properties: {
     entryId: Nullable(Id()),

@@ -64,6 +64,8 @@ export interface ResourceDeclaration {
   readonly eventType?: string
   /** Left out of the change feed's `types` (sections: the spec's list has no such type). */
   readonly changeFeed?: false
+  /** Not created by NDJSON import (entry drafts: written only by governed actions). */
+  readonly importable?: false
   readonly table: string
   readonly summary: string
   /** Scope-catalogue group of its scopes. */

@@ -86,6 +86,14 @@ export class ContentStore {
     return this.outsideTransaction().get(type, id)
   }
 
+  /** True when no family holds a record (demo data goes only into an empty store). */
+  async isEmpty(): Promise<boolean> {
+    for (const r of this.resources.all) {
+      if (await this.database.db.selectFrom(r.table).select('id').limit(1).executeTakeFirst()) return false
+    }
+    return true
+  }
+
   /** A writer on no transaction, for reads that resolve what a payload names. */
   outsideTransaction(): StoreWriter {
     return new StoreWriter(this.database.db, this.database, this.resources, this.referrers)

@@ -4,9 +4,9 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDatabase, testDialects, type TestDatabase } from '../helpers/test-app.js'
 import { ContentStore } from '../../src/store/content-store.js'
-import { seedDemo } from '../../src/store/demo/demo-data.js'
+import { seedDemo } from '../../src/loaders/demo/demo-data.js'
 import { allResources } from '../../src/resources/index.js'
-import { importableTypes } from '../../src/store/import.js'
+import { importableTypes } from '../../src/loaders/ndjson-import.js'
 import type { Db } from '../../src/store/database.js'
 import { assertNoInternals, cliDatabase, runCli } from './helpers/cli.js'
 import { defaultRegistry } from '../../src/resources/index.js'
@@ -34,7 +34,7 @@ for (const dialect of await testDialects()) {
     const { db } = database
     // Every family the store keeps (drafts come only from governed actions) has records,
     // and the command's counts are what the tables hold.
-    for (const type of importableTypes) {
+    for (const type of importableTypes(defaultRegistry)) {
       const r = allResources.find((x) => x.type === type)
       assert.ok(r)
       const row = await db.selectFrom(r.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()

@@ -1,7 +1,7 @@
 // What the demo generators share: the seeded random source, the scale, the day the dates
 // are relative to, and chunked writes through the write service with progress.
-import type { ContentStore, StoreWriter } from '../content-store.js'
-import type { Doc } from '../documents.js'
+import type { ContentStore, StoreWriter } from '../../store/content-store.js'
+import type { Doc } from '../../store/documents.js'
 import type { Random } from './prng.js'
 
 export const DEMO_SITE = 'https://demo.gatehouse.test'

@@ -1,6 +1,6 @@
 // Demo commerce: products with 1–5 variants, donations, inventory locations and transfers,
 // subscriptions, and orders whose line items point at real variants.
-import type { Doc } from '../documents.js'
+import type { Doc } from '../../store/documents.js'
 import { type DemoContext, inSlices, isoDays, round2 } from './demo-context.js'
 import type { DemoUser } from './people-demo.js'
 import { ADJECTIVES, PLACES, STREETS, sentence, slugify } from './words.js'

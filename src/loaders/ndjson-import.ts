@@ -10,13 +10,14 @@
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { ApiError, type ErrorDetail } from '../contract/errors.js'
-import { allResources } from '../resources/index.js'
-import type { Resource } from '../resources/declare.js'
-import type { ContentStore } from './content-store.js'
-import { schemaProblems } from './validation.js'
+import type { Resource, ResourceRegistry } from '../resources/index.js'
+import type { ContentStore } from '../store/content-store.js'
+import { schemaProblems } from '../store/validation.js'
 
-/** Types an import may create: every family except internal entry drafts (governed actions only). */
-export const importableTypes: readonly string[] = allResources.filter((r) => r.type !== 'entry-drafts').map((r) => r.type)
+/** Types an import may create: every family not declared `importable: false` (entry drafts: governed actions only). */
+export function importableTypes(resources: ResourceRegistry): string[] {
+  return resources.all.filter((r) => r.importable !== false).map((r) => r.type)
+}
 
 export interface ImportRejection {
   readonly line: number
@@ -62,9 +63,9 @@ interface PendingLine {
 }
 
 const ALLOWED_KEYS = new Set(['type', 'record', 'ref'])
-const resources = new Map(allResources.filter((r) => importableTypes.includes(r.type)).map((r) => [r.type, r]))
 
 export async function importNdjson(store: ContentStore, input: Readable, opts: ImportOptions = {}): Promise<ImportSummary> {
+  const importable = new Map(store.resources.all.filter((r) => r.importable !== false).map((r) => [r.type, r]))
   const batchSize = Math.max(1, opts.batchSize ?? 1000)
   const maxRejections = opts.maxRejections ?? 10_000
   const rejections: ImportRejection[] = []
@@ -112,7 +113,7 @@ export async function importNdjson(store: ContentStore, input: Readable, opts: I
     bytes += Buffer.byteLength(raw) + 1
     const text = lines === 1 ? raw.replace(/^\uFEFF/, '') : raw
     if (text.trim() === '') { blank++; continue }
-    const parsed = parseLine(text)
+    const parsed = parseLine(text, importable)
     if ('reason' in parsed) { reject(lines, parsed.type, parsed.reason, parsed.details); continue }
     const { resource, record, ref } = parsed
     if (ref !== undefined && refs.has(ref)) {
@@ -143,7 +144,7 @@ type ParsedLine =
   | { readonly resource: Resource; readonly record: Record<string, unknown>; readonly ref?: string }
   | { readonly reason: string; readonly type?: string; readonly details?: readonly ErrorDetail[] }
 
-function parseLine(text: string): ParsedLine {
+function parseLine(text: string, importable: ReadonlyMap<string, Resource>): ParsedLine {
   let value: unknown
   try {
     value = JSON.parse(text)
@@ -157,8 +158,8 @@ function parseLine(text: string): ParsedLine {
   const extra = Object.keys(o).filter((k) => !ALLOWED_KEYS.has(k))
   if (extra.length > 0) return { reason: `unknown key "${extra[0]}"; a line has "type", "record" and optionally "ref"` }
   if (typeof o.type !== 'string') return { reason: '"type" must be a string naming the resource type' }
-  const resource = resources.get(o.type)
-  if (!resource) return { reason: `unknown type "${o.type}"; expected one of ${importableTypes.join(', ')}` }
+  const resource = importable.get(o.type)
+  if (!resource) return { reason: `unknown type "${o.type}"; expected one of ${[...importable.keys()].join(', ')}` }
   if (typeof o.record !== 'object' || o.record === null || Array.isArray(o.record)) {
     return { type: o.type, reason: '"record" must be an object' }
   }

@@ -3,9 +3,7 @@
 // users; variants to products; order lines and transfer lines to variants. Everything is
 // written through the write service (so the change log and derived values are real) and
 // drawn from a seeded generator, so the same seed, scale and day give the same content.
-import type { ContentStore } from '../content-store.js'
-import type { Db } from '../database.js'
-import { allResources } from '../../resources/index.js'
+import type { ContentStore } from '../../store/content-store.js'
 import { createDemoContext, DAY } from './demo-context.js'
 import { createRandom } from './prng.js'
 import { seedPeople } from './people-demo.js'
@@ -80,22 +78,4 @@ export async function seedDemo(store: ContentStore, opts: DemoOptions = {}): Pro
 
   opts.onProgress?.(done, done)
   return { counts: Object.fromEntries(counts), total: done }
-}
-
-/** True when no family holds a record (demo data goes only into an empty store). */
-export async function isStoreEmpty(db: Db): Promise<boolean> {
-  for (const r of allResources) {
-    if (await db.selectFrom(r.table).select('id').limit(1).executeTakeFirst()) return false
-  }
-  return true
-}
-
-/** Record counts per resource type (for summaries). */
-export async function storeCounts(db: Db): Promise<Record<string, number>> {
-  const out: Record<string, number> = {}
-  for (const r of allResources) {
-    const row = await db.selectFrom(r.table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
-    out[r.type] = Number(row?.n ?? 0)
-  }
-  return out
 }
