@@ -63,9 +63,12 @@ export function parseRedirects(text: string, format: RedirectsFormat, fileUpdate
     else if (r.enabled) sources.set(r.from, row.line)
     out.push(r)
   }
-  if (problems.length > 0) throw new RedirectsFileError(problems)
+  if (problems.length > 0) throw new RedirectsFileError(problems.sort((a, b) => lineOf(a) - lineOf(b)))
   return out
 }
+
+/** Problems read in file order (the sort is stable: one line's problems keep their order). */
+const lineOf = (problem: string) => Number(/^line (\d+)/.exec(problem)?.[1] ?? 0)
 
 function csvRows(text: string, problems: string[]): Row[] {
   let records: { record: string[]; info: { lines: number } }[]
