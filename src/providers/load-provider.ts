@@ -21,18 +21,20 @@ export interface FoundProvider {
 }
 
 const fail = (problem: string) => new SettingsError(PROVIDERS_SETTING, problem)
-const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]
+/** The first line of an error's message: what start-up messages quote (no stack, no detail). */
+export const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]
 
 /** Module paths start with `.` or `/` or end in a script extension; anything else names a package. */
 const isPath = (entry: string) => entry.startsWith('.') || isAbsolute(entry) || /\.(?:[cm]?js|[cm]?ts)$/.test(entry)
 
 export async function findProvider(entry: string, settings: Settings, cwd = process.cwd()): Promise<FoundProvider> {
-  const builtin = builtinProviders[entry]
-  if (builtin) return { entry, source: 'built-in', provider: builtin(settings) }
-
+  // Own keys only: an entry like "constructor" is a package name, not Object's constructor.
+  const builtin = Object.hasOwn(builtinProviders, entry) ? builtinProviders[entry] : undefined
+  const source: ProviderSource = builtin ? 'built-in' : isPath(entry) ? 'module' : 'package'
   let namespace: Record<string, unknown>
-  const source: ProviderSource = isPath(entry) ? 'module' : 'package'
-  if (source === 'module') {
+  if (builtin) {
+    namespace = { default: builtin(settings) }
+  } else if (source === 'module') {
     const file = resolve(cwd, entry)
     if (!existsSync(file)) throw fail(`module "${entry}" cannot be found (looked for ${file})`)
     try {

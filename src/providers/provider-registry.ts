@@ -9,7 +9,7 @@ import { ApiError, invalid } from '../contract/errors.js'
 import { providerScope, type ScopeInfo } from '../auth/scopes.js'
 import { SettingsError, type Settings } from '../settings.js'
 import { schemaCompiler } from './check-provider.js'
-import { findProvider, PROVIDERS_SETTING, type FoundProvider } from './load-provider.js'
+import { findProvider, firstLine, PROVIDERS_SETTING, type FoundProvider } from './load-provider.js'
 import { ProviderUnavailableError, type ProviderCaller, type ProviderContext, type ProviderResource } from './provider.js'
 
 export interface ProviderTimings {
@@ -234,7 +234,8 @@ export class ProviderRegistry {
   }
 
   private unavailable(p: LoadedProvider): ApiError {
-    const retryAfter = Math.max(1, Math.ceil(Math.min(this.checkIntervalMs, this.callTimeoutMs) / 1000))
+    // The next timer check is due within one interval.
+    const retryAfter = Math.max(1, Math.ceil(this.checkIntervalMs / 1000))
     return new ApiError('PROVIDER_UNAVAILABLE', `Provider ${p.plugin} is unavailable; retry later`, undefined, { 'Retry-After': String(retryAfter) })
   }
 
@@ -264,5 +265,3 @@ export class ProviderRegistry {
     p.state.message = null
   }
 }
-
-const firstLine = (err: unknown) => (err instanceof Error ? err.message : String(err)).split('\n')[0]

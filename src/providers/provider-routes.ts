@@ -33,7 +33,8 @@ export function providerRoutes(deps: ItemsDeps): MachineRoute[] {
     const key = `plugins.${provider.plugin}.${resource.name}`
     const common = {
       method: 'GET' as const, tag: key, scope: entry.scope,
-      description: [resource.description, `Served by the external provider ${provider.plugin} (${provider.source} "${provider.entry}").`].filter(Boolean).join(' '),
+      // The module path stays out of the public contract: it is deployment detail.
+      description: [resource.description, `Served by the external provider ${provider.plugin}; 503 PROVIDER_UNAVAILABLE while its backend is down.`].filter(Boolean).join(' '),
     }
     return [
       {
