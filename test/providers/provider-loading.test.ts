@@ -64,3 +64,14 @@ test('diagnostics list the loaded providers, not a count of configured entries',
   const ready = (await app.get(`${BASE_PATH}/readiness`, await app.issueToken(['readiness:read']))).json().data
   assert.equal(ready.checks.find((c: { name: string }) => c.name === 'providers'), undefined, 'no providers check without providers')
 })
+
+test('gatehouse diagnostics loads the configured providers and shows each', async (t) => {
+  const db = await cliDatabase('sqlite')
+  t.after(() => db.destroy())
+  const file = redirectsFile(t, [{ id: 'a', from: '/a', to: '/b' }])
+  const res = await runCli(['diagnostics', '--json'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: db.url, PLUGIN_GATEHOUSE_PROVIDERS: 'redirects', PLUGIN_GATEHOUSE_REDIRECTS_FILE: file } })
+  assertNoInternals(res.stderr)
+  const bundle = JSON.parse(res.stdout)
+  assert.deepEqual(bundle.posture.providers.map((p: Record<string, unknown>) => [p.plugin, p.source, p.resources, p.available]), [['redirects', 'built-in', ['redirects'], true]])
+  assert.ok(bundle.checks.readiness.checks.some((c: { name: string; status: string }) => c.name === 'providers' && c.status === 'ok'))
+})
