@@ -69,7 +69,13 @@ test('gatehouse openapi with the redirects provider loaded: its two operations w
   assert.deepEqual(item.properties.statusCode.enum, [301, 302, 307, 308])
   assert.deepEqual(item['x-required-without-fields'], ['id', 'from', 'to', 'statusCode', 'enabled', 'updatedAt'])
 
-  // 503 covers both the database and the provider being down.
-  assert.deepEqual(show.responses[503].content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['SERVICE_UNAVAILABLE', 'PROVIDER_UNAVAILABLE'])
-  assert.ok(show.responses[404])
+  // 503 covers both the database and the provider being down, in one response of its own.
+  for (const op of [list, show]) assert.deepEqual(op.responses[503], { $ref: '#/components/responses/SERVICE_UNAVAILABLE_OR_PROVIDER_UNAVAILABLE' })
+  const both = doc.components.responses.SERVICE_UNAVAILABLE_OR_PROVIDER_UNAVAILABLE
+  assert.deepEqual(both.content['application/json'].schema.allOf[1].properties.error.properties.code.enum, ['SERVICE_UNAVAILABLE', 'PROVIDER_UNAVAILABLE'])
+  assert.ok(both.headers['Retry-After'])
+  assert.deepEqual(show.responses[404], { $ref: '#/components/responses/NOT_FOUND' })
+  // Lint-clean with the provider too: every filed response is referenced (Spectral's unused-component rule).
+  const text = JSON.stringify(doc.paths)
+  for (const name of Object.keys(doc.components.responses)) assert.ok(text.includes(`"#/components/responses/${name}"`), `${name} is referenced`)
 })

@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { BASE_PATH } from '../../src/api/machine-route.js'
 import { panelApp, signedIn } from '../panel/helpers/panel-client.js'
+import { runCli } from '../cli/helpers/cli.js'
 import { REDIRECTS_SCOPE, redirectsFile } from './helpers/provider-app.js'
 
 test('while the provider is loaded its scope is offered in capabilities and the account form', async (t) => {
@@ -16,6 +17,11 @@ test('while the provider is loaded its scope is offered in capabilities and the 
   const form = await (await signedIn(app)).page('/gatehouse/cp/accounts/new')
   assert.match(form.body, /<legend>External providers<\/legend>/)
   assert.match(form.body, new RegExp(`name="scopes" value="${REDIRECTS_SCOPE}"`))
+
+  const cli = await runCli(['scopes', '--json'], { env: { PLUGIN_GATEHOUSE_PROVIDERS: 'redirects', PLUGIN_GATEHOUSE_REDIRECTS_FILE: file } })
+  assert.equal(cli.code, 0, cli.stderr)
+  assert.deepEqual(JSON.parse(cli.stdout).filter((s: { scope: string }) => s.scope.startsWith('plugins:')),
+    [{ scope: REDIRECTS_SCOPE, group: 'providers', description: 'URL redirects', advertised: true, flag: null, deprecatedFor: null }])
 })
 
 test('without the provider its scope is not offered, but may be granted by name', async (t) => {
