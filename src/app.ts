@@ -32,6 +32,8 @@ import type { WorkerOptions } from './webhooks/delivery-worker.js'
 import { PanelSessions } from './panel/panel-sessions.js'
 import { controlPanel } from './panel/panel-plugin.js'
 import { checkReadiness } from './ops/readiness.js'
+import { providerRoutes } from './providers/provider-routes.js'
+import type { ProviderTimings } from './providers/provider-registry.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -50,6 +52,8 @@ export interface BuildOptions {
    * Options tune it (tests use a short poll and retry base). Stopped by close().
    */
   readonly webhookWorker?: boolean | WorkerOptions
+  /** How often provider availability is checked and how long a provider call may take (tests shorten them). */
+  readonly providers?: ProviderTimings
 }
 
 export interface GatehouseApp {
@@ -69,6 +73,15 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const resources = opts.resources ?? defaultRegistry
   if (opts.migrate !== false) await migrateSchema(database, resources.all)
   const services = await createServices(settings, database, logger, { resources })
+  try {
+    // A provider module that is missing or invalid stops start-up here, naming the setting.
+    await services.providers.load(opts.providers)
+  } catch (err) {
+    await services.credentials.close().catch(() => {})
+    await services.rateLimiter.close().catch(() => {})
+    if (!opts.database) await database.close().catch(() => {})
+    throw err
+  }
 
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
@@ -99,6 +112,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...opsRoutes(ops),
     ...dlqRoutes(services),
     ...controlRoutes(services),
+    ...providerRoutes(services),
   ]
   routes.push(...contractRoutes(services, () => routes))
   routes.push(...templateRoutes(settings, () => routes))
@@ -107,6 +121,8 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })
+  services.providers.startChecks()
+  app.addHook('onClose', async () => { await services.providers.close() })
   // Approval expiry runs on a timer while the control plane is on (never as a side effect of reads).
   if (settings.writesExperimental) {
     services.control.start()

@@ -15,6 +15,7 @@ import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 import { ControlPlane } from './control/control-plane.js'
 import { auditCredentialChange, auditWebhookOperation } from './control/audit-hooks.js'
+import { ProviderRegistry } from './providers/provider-registry.js'
 
 export interface Services {
   readonly settings: Settings
@@ -32,6 +33,8 @@ export interface Services {
   readonly webhooks: WebhookService
   /** Policies, approvals, executions and the audit log (DESIGN §8); its expiry timer runs only in the app. */
   readonly control: ControlPlane
+  /** External resource providers (DESIGN §11): empty until `load()`, which the app calls. */
+  readonly providers: ProviderRegistry
   readonly logger: Logger
   readonly startedAt: number
 }
@@ -65,6 +68,7 @@ export async function createServices(settings: Settings, database: Database, log
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
     control: new ControlPlane(database, store, logger, scopes),
+    providers: new ProviderRegistry(settings, logger),
     logger,
     startedAt: Date.now(),
   }

@@ -40,6 +40,8 @@ export interface Settings {
   /** Length of the sliding window incidents are judged over (docs/operations.md). */
   readonly incidentWindowSeconds: number
   readonly providers: readonly string[]
+  /** The built-in redirects provider's file (CSV with a header row, or JSON lines). */
+  readonly redirectsFile?: string
   readonly logLevel: string
   /** Settings that were clamped or ignored; readiness and diagnostics show them. */
   readonly warnings: readonly string[]
@@ -112,6 +114,15 @@ export function loadSettings(env: Env = process.env): Settings {
     throw new SettingsError(PREFIX + 'WEBHOOK_URL', 'required when PLUGIN_GATEHOUSE_WEBHOOK_SECRET is set')
   }
 
+  const providers = (read('PROVIDERS') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const redirectsFile = read('REDIRECTS_FILE')
+  if (providers.includes('redirects') && !redirectsFile) {
+    throw new SettingsError(PREFIX + 'REDIRECTS_FILE', 'required when PLUGIN_GATEHOUSE_PROVIDERS names the redirects provider')
+  }
+  if (redirectsFile && !providers.includes('redirects')) {
+    warnings.push(`${PREFIX}REDIRECTS_FILE is set but PLUGIN_GATEHOUSE_PROVIDERS does not name redirects; ignored`)
+  }
+
   const tokenScopes = read('TOKEN_SCOPES')
   return {
     databaseUrl,
@@ -136,7 +147,8 @@ export function loadSettings(env: Env = process.env): Settings {
     redisUrl: read('REDIS_URL'),
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 90, 1),
     incidentWindowSeconds: int('INCIDENT_WINDOW_SECONDS', 300, 1, { value: 86_400, clamp: false }),
-    providers: (read('PROVIDERS') ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    providers,
+    redirectsFile,
     logLevel: read('LOG_LEVEL') ?? 'info',
     warnings,
   }

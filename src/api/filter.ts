@@ -1,6 +1,8 @@
 // `filter`: comma-separated `path:value`, all must hold. A plain value matches exactly
 // (against the value's JSON text, or a string's text); `~value` is a case-insensitive
-// contains; `*` matches any run of characters; `\,` and `\:` escape.
+// contains; `*` matches any run of characters; `\,` and `\:` escape. One grammar, two
+// evaluators: stored records run the parsed tests in SQL (src/store/record-query.ts),
+// provider items (src/providers/) run the same tests here, in JavaScript.
 import type { TObject } from '@sinclair/typebox'
 import { invalid } from '../contract/errors.js'
 import { likePattern, type PathTest } from '../store/record-query.js'
@@ -59,3 +61,61 @@ export function parseFilter(text: string, target: FilterTarget): PathTest[] {
     return { ...base, op: 'exact' as const, value: raw }
   })
 }
+
+/** Whether a document passes every test, with the semantics the SQL evaluation has. */
+export function matchesFilter(doc: unknown, tests: readonly PathTest[]): boolean {
+  return tests.every((t) => holds(doc, t))
+}
+
+function holds(doc: unknown, t: PathTest): boolean {
+  if (t.arrayAt === undefined) {
+    const value = valueAt(doc, t.path)
+    if (compare(value, t)) return true
+    // Free-form values: the path also holds when any element of an array there matches.
+    return t.orElements === true && Array.isArray(value) && value.some((el) => compare(el, t))
+  }
+  const array = valueAt(doc, t.path.slice(0, t.arrayAt))
+  const inner = t.path.slice(t.arrayAt)
+  return Array.isArray(array) && array.some((el) => compare(valueAt(el, inner), t))
+}
+
+/** The value at a path of object keys; undefined (SQL NULL) when the path leaves the objects. */
+function valueAt(doc: unknown, path: readonly string[]): unknown {
+  let node = doc
+  for (const key of path) {
+    if (typeof node !== 'object' || node === null || Array.isArray(node) || !Object.hasOwn(node, key)) return undefined
+    node = (node as Record<string, unknown>)[key]
+  }
+  return node
+}
+
+function compare(value: unknown, t: PathTest): boolean {
+  if (value === undefined) return false
+  if (t.op === 'exact') return JSON.stringify(value) === t.value || (typeof value === 'string' && value === t.value)
+  // LIKE compares the plain text: strings unquoted, other values as JSON text; null has none.
+  if (value === null) return false
+  return likeRegex(t.value).test(typeof value === 'string' ? value : JSON.stringify(value))
+}
+
+const likeRegexes = new Map<string, RegExp>()
+
+/** A LIKE pattern (`%` any run, `_` one character, `\\` escapes; see likePattern) as a case-insensitive RegExp. */
+function likeRegex(pattern: string): RegExp {
+  let re = likeRegexes.get(pattern)
+  if (re) return re
+  let body = ''
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i]
+    if (c === '\\' && i + 1 < pattern.length) body += escapeRegex(pattern[++i])
+    else if (c === '%') body += '[\\s\\S]*'
+    else if (c === '_') body += '[\\s\\S]'
+    else body += escapeRegex(c)
+  }
+  re = new RegExp(`^${body}$`, 'iu')
+  // Patterns come from requests: keep the cache bounded.
+  if (likeRegexes.size >= 1000) likeRegexes.clear()
+  likeRegexes.set(pattern, re)
+  return re
+}
+
+const escapeRegex = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')

@@ -7,7 +7,7 @@ import type { ResourceRegistry } from '../resources/index.js'
 
 export interface ScopeInfo {
   readonly scope: string
-  readonly group: 'contract' | 'operations' | 'content' | 'commerce' | 'people' | 'integration' | 'webhooks' | 'control'
+  readonly group: 'contract' | 'operations' | 'content' | 'commerce' | 'people' | 'integration' | 'webhooks' | 'control' | 'providers'
   readonly description: string
   /** Settings flag the surface depends on. */
   readonly flag?: FeatureFlag
@@ -109,4 +109,13 @@ export function effectiveScopes(granted: Iterable<string>): Set<string> {
     if (successor) out.add(successor)
   }
   return out
+}
+
+/**
+ * The scope of one external provider resource (DESIGN §5). The catalogue is fixed per app;
+ * these are offered (capabilities, the panel's account form) only while the provider is
+ * loaded, but any such scope may be granted (isKnown), so credentials can be made before.
+ */
+export function providerScope(plugin: string, resource: string, description: string): ScopeInfo {
+  return s(`plugins:${plugin}:${resource}:read`, 'providers', description)
 }

@@ -26,6 +26,8 @@ export function registerDiagnosticsCommand(program: Command): void {
     .option('--json', 'print the bundle as JSON')
     .action(async (opts: { json?: boolean }) => {
       await withServices(async ({ services }) => {
+        // As `serve` does: a provider that cannot load stops here, naming the setting.
+        await services.providers.load()
         const ops = new Operations(services)
         try {
           const bundle = await diagnosticsBundle(services, ops.monitor)
@@ -34,6 +36,7 @@ export function registerDiagnosticsCommand(program: Command): void {
           if (bundle.summary.status === 'error') process.exitCode = 1
         } finally {
           await ops.close()
+          await services.providers.close()
         }
       })
     })

@@ -11,8 +11,9 @@ export function registerScopes(program: Command): void {
     .description('list the scopes a credential can be given, with their group and what they allow')
     .option('--json', 'print as JSON')
     .action((opts: { json?: boolean }) => withContractApp(({ routes, services }) => {
-      const offered = new Set(offeredScopes(services.scopes, routes, services.settings).map((s) => s.scope))
-      const scopes = services.scopes.entries.map((s) => ({
+      const providerScopes = services.providers.scopes()
+      const offered = new Set(offeredScopes(services.scopes, routes, services.settings, providerScopes).map((s) => s.scope))
+      const scopes = [...services.scopes.entries, ...providerScopes].map((s) => ({
         scope: s.scope,
         group: s.group,
         description: s.description,

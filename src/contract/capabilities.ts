@@ -62,13 +62,13 @@ export type Capabilities = Static<typeof CapabilitiesData>
 
 /**
  * Scopes offered now: the catalogue's scopes that an enabled route uses (a scope whose surface
- * is off or not built is not advertised), deprecated aliases of those, plus any scope an
- * enabled route needs that the catalogue does not name (provider resources).
+ * is off or not built is not advertised), deprecated aliases of those, the scopes of loaded
+ * providers' resources, plus any scope an enabled route needs that none of these names.
  */
-export function offeredScopes(catalog: ScopeCatalog, routes: readonly MachineRoute[], settings: Settings): ScopeInfo[] {
+export function offeredScopes(catalog: ScopeCatalog, routes: readonly MachineRoute[], settings: Settings, providerScopes: readonly ScopeInfo[] = []): ScopeInfo[] {
   const enabled = routes.filter((x) => routeEnabled(x, settings))
   const used = new Set(enabled.flatMap((r) => [r.scope, ...(r.optionalScopes ?? [])]))
-  const offered = catalog.enabled(settings).filter((s) => used.has(s.scope) || (s.deprecatedFor !== undefined && used.has(s.deprecatedFor)))
+  const offered = [...catalog.enabled(settings).filter((s) => used.has(s.scope) || (s.deprecatedFor !== undefined && used.has(s.deprecatedFor))), ...providerScopes]
   const named = new Set(offered.map((s) => s.scope))
   for (const r of enabled) {
     for (const scope of [r.scope, ...(r.optionalScopes ?? [])]) {
@@ -81,7 +81,7 @@ export function offeredScopes(catalog: ScopeCatalog, routes: readonly MachineRou
 }
 
 /** Everything but the caller: fixed for an app, so built once. */
-function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], settings: Settings): Omit<Capabilities, 'caller'> {
+function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], settings: Settings, providerScopes: readonly ScopeInfo[]): Omit<Capabilities, 'caller'> {
   const enabled = routes.filter((r) => routeEnabled(r, settings))
   const limit = commonListParams.limit
   return {
@@ -97,7 +97,7 @@ function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], sett
       aliases: enabled.filter((r) => r.rootAlias).map((r) => ({ path: r.path, target: BASE_PATH + r.path })),
     },
     authentication: { methods: ['bearer'], header: 'Authorization', scheme: 'Bearer', tokenFormat: { ...TOKEN_FORMAT } },
-    scopes: offeredScopes(catalog, routes, settings).map((s) => ({ scope: s.scope, group: s.group, description: s.description, deprecatedFor: s.deprecatedFor ?? null })),
+    scopes: offeredScopes(catalog, routes, settings, providerScopes).map((s) => ({ scope: s.scope, group: s.group, description: s.description, deprecatedFor: s.deprecatedFor ?? null })),
     flags: (Object.keys(featureFlags) as FeatureFlag[]).map((name) => ({ name, ...featureFlags[name], enabled: settings[name] === true })),
     limits: {
       limit: { minimum: limit.minimum as number, maximum: limit.maximum as number, default: limit.default as number },
@@ -115,14 +115,14 @@ function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], sett
   }
 }
 
-export function capabilitiesRoute(catalog: ScopeCatalog, settings: Settings, getRoutes: () => readonly MachineRoute[]): MachineRoute {
+export function capabilitiesRoute(catalog: ScopeCatalog, settings: Settings, getRoutes: () => readonly MachineRoute[], providerScopes: readonly ScopeInfo[] = []): MachineRoute {
   let fixed: Omit<Capabilities, 'caller'> | undefined
   return {
     method: 'GET', path: '/capabilities', key: 'capabilities.describe', tag: 'contract', scope: 'capabilities:read',
     summary: 'Service, authentication, scopes, flags, limits, error taxonomy and endpoints',
     rootAlias: true, data: CapabilitiesData,
     handler: async ({ caller }) => {
-      fixed ??= staticPart(catalog, getRoutes(), settings)
+      fixed ??= staticPart(catalog, getRoutes(), settings, providerScopes)
       const { service, basePath, baseUrl, discovery, authentication, ...rest } = fixed
       const data: Capabilities = {
         service, basePath, baseUrl, discovery, authentication,

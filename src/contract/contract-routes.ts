@@ -8,7 +8,7 @@ import { schemaCatalogRoute } from './schema-catalog.js'
 
 export function contractRoutes(services: Services, getRoutes: () => readonly MachineRoute[]): MachineRoute[] {
   return [
-    capabilitiesRoute(services.scopes, services.settings, getRoutes),
+    capabilitiesRoute(services.scopes, services.settings, getRoutes, services.providers.scopes()),
     openapiRoute(services.settings, getRoutes),
     schemaCatalogRoute(services.settings, getRoutes),
   ]

@@ -13,6 +13,7 @@ export const errorCatalog = {
   RATE_LIMIT_EXCEEDED: { status: 429, title: 'Too many requests; retry after Retry-After seconds' },
   INTERNAL_ERROR: { status: 500, title: 'Unexpected failure; no internals are disclosed' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'The database cannot be reached' },
+  PROVIDER_UNAVAILABLE: { status: 503, title: 'An external resource provider is unavailable; retry after Retry-After seconds' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof errorCatalog

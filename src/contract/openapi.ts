@@ -45,41 +45,68 @@ const HEADERS: Record<string, JsonSchema> = {
 
 const RATE_HEADERS = { 'X-RateLimit-Limit': header('X-RateLimit-Limit'), 'X-RateLimit-Remaining': header('X-RateLimit-Remaining'), 'X-RateLimit-Reset': header('X-RateLimit-Reset') }
 
-/**
- * Codes no documented operation answers: 405 is for a method the document does not list on a
- * path, so no operation can refer to it (an unreferenced component is a contract lint error).
- * The capabilities taxonomy still lists it.
- */
-const UNDOCUMENTED: ReadonlySet<ErrorCode> = new Set(['METHOD_NOT_ALLOWED'])
+/** Headers an error answer carries besides the request id and rate-limit headers. */
+const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, JsonSchema>>> = {
+  UNAUTHORIZED: { 'WWW-Authenticate': header('WWW-Authenticate') },
+  RATE_LIMIT_EXCEEDED: { 'Retry-After': header('Retry-After') },
+  SERVICE_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
+  PROVIDER_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
+  CONFLICT: { 'Retry-After': header('Retry-After') },
+}
 
-/** One reusable response per error code an operation can answer, its body narrowed to that code. */
-function errorResponses(): Record<string, JsonSchema> {
-  const extra: Partial<Record<ErrorCode, Record<string, JsonSchema>>> = {
-    UNAUTHORIZED: { 'WWW-Authenticate': header('WWW-Authenticate') },
-    RATE_LIMIT_EXCEEDED: { 'Retry-After': header('Retry-After') },
-    SERVICE_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
-    CONFLICT: { 'Retry-After': header('Retry-After') },
-  }
-  const codes = (Object.keys(errorCatalog) as ErrorCode[]).filter((code) => !UNDOCUMENTED.has(code))
-  return Object.fromEntries(codes.map((code) => [code, {
-    description: `${code}: ${errorCatalog[code].title}`,
+/** The reusable response of one error code, or of the codes that share a status on some operation, its body narrowed to them. */
+function errorResponse(codes: readonly ErrorCode[]): JsonSchema {
+  return {
+    description: codes.map((c) => `${c}: ${errorCatalog[c].title}`).join('; '),
     // Error answers carry the rate-limit headers too: after authentication the credential's
     // budget, on a refused token the client address's (src/api/machine-api.ts).
-    headers: { 'X-Request-Id': header('X-Request-Id'), ...RATE_HEADERS, ...extra[code] },
+    headers: Object.assign({ 'X-Request-Id': header('X-Request-Id'), ...RATE_HEADERS }, ...codes.map((c) => ERROR_HEADERS[c] ?? {})),
     content: {
       'application/json': {
         schema: {
           allOf: [
             { $ref: COMPONENT_PREFIX + 'ErrorEnvelope' },
-            { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', const: code } } } } },
+            { type: 'object', properties: { error: { type: 'object', properties: { code: { type: 'string', ...(codes.length === 1 ? { const: codes[0] } : { enum: [...codes] }) } } } } },
           ],
         },
       },
     },
-  }]))
+  }
 }
 
-function operation(route: MachineRoute, sink: ComponentSink): JsonSchema {
+/**
+ * Files error responses as operations refer to them: one per code, or one per group of codes
+ * that share a status on an operation (the database and a provider both answer 503). Only
+ * referenced responses are filed, since an unreferenced component is a contract lint error:
+ * 405 (a method the document does not list on a path) is never referenced, and the
+ * capabilities taxonomy alone lists it; PROVIDER_UNAVAILABLE appears with a provider.
+ */
+class ErrorResponses {
+  private readonly filed = new Map<string, readonly ErrorCode[]>()
+
+  /** The responses of one route by status, as references. */
+  refs(route: MachineRoute): Record<string, JsonSchema> {
+    const byStatus = new Map<number, ErrorCode[]>()
+    for (const code of routeErrors(route)) {
+      const status = errorCatalog[code].status
+      byStatus.set(status, [...(byStatus.get(status) ?? []), code])
+    }
+    return Object.fromEntries([...byStatus].map(([status, codes]) => {
+      const name = codes.join('_OR_')
+      this.filed.set(name, codes)
+      return [status, { $ref: `#/components/responses/${name}` }]
+    }))
+  }
+
+  /** The filed responses, in the catalogue's order. */
+  components(): Record<string, JsonSchema> {
+    const order = Object.keys(errorCatalog)
+    return Object.fromEntries([...this.filed].sort(([, a], [, b]) => order.indexOf(a[0]) - order.indexOf(b[0]) || a.length - b.length)
+      .map(([name, codes]) => [name, errorResponse(codes)]))
+  }
+}
+
+function operation(route: MachineRoute, sink: ComponentSink, errors: ErrorResponses): JsonSchema {
   const notes = [
     route.description,
     route.optionalScopes?.length ? `Optional scopes that widen the answer: ${route.optionalScopes.join(', ')}.` : undefined,
@@ -101,7 +128,7 @@ function operation(route: MachineRoute, sink: ComponentSink): JsonSchema {
       },
     },
   }
-  for (const code of routeErrors(route)) responses[errorCatalog[code].status] = { $ref: `#/components/responses/${code}` }
+  Object.assign(responses, errors.refs(route))
   return {
     operationId: route.key,
     summary: route.summary,
@@ -124,11 +151,12 @@ function operation(route: MachineRoute, sink: ComponentSink): JsonSchema {
 export function buildOpenapiDocument(routes: readonly MachineRoute[], settings: Settings): JsonSchema {
   const enabled = routes.filter((r) => routeEnabled(r, settings))
   const sink = new ComponentSink()
+  const errors = new ErrorResponses()
   sink.ref('ErrorEnvelope', toJsonSchema(ErrorEnvelopeSchema))
   const paths: Record<string, Record<string, JsonSchema>> = {}
   for (const route of enabled) {
     const item = (paths[openapiPath(route.path)] ??= {})
-    item[route.method.toLowerCase()] = operation(route, sink)
+    item[route.method.toLowerCase()] = operation(route, sink, errors)
   }
   const tags = [...new Set(enabled.map((r) => r.tag))].map((name) => ({ name }))
   return {
@@ -148,7 +176,7 @@ export function buildOpenapiDocument(routes: readonly MachineRoute[], settings: 
     paths,
     components: {
       schemas: sink.schemas,
-      responses: errorResponses(),
+      responses: errors.components(),
       headers: HEADERS,
       securitySchemes: {
         bearerAuth: {

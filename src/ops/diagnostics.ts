@@ -187,7 +187,8 @@ export async function diagnosticsBundle(services: Services, monitor: IncidentMon
       adminTokenConfigured: Boolean(s.adminToken),
       legacyTokenConfigured: Boolean(s.apiToken),
       configuredCredentials: s.apiCredentials.length,
-      providers: s.providers.length,
+      // Each loaded provider, its resources and whether it is available (the entry is the module as configured).
+      providers: services.providers.statuses(),
       changesRetentionDays: s.changesRetentionDays,
       incidentWindowSeconds: s.incidentWindowSeconds,
       settingsWarnings: s.warnings,

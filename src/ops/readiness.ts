@@ -1,7 +1,7 @@
 // The readiness verdict: `not_ready` when a check fails (the service cannot do its job:
 // no database, unapplied migrations, a table that does not match its declaration), `degraded` when a check warns (it works, but something
 // needs an operator: a growing backlog, dead letters, a missing worker, open incidents,
-// clamped settings), otherwise `ready`.
+// clamped settings, an unavailable provider), otherwise `ready`.
 import { sql } from 'kysely'
 import type { Services } from '../services.js'
 import { pendingMigrations } from '../store/migrations/index.js'
@@ -109,6 +109,14 @@ function webhookQueueChecks(services: Services, w: WebhookState): ReadinessCheck
   return out
 }
 
+function providersCheck(services: Services): ReadinessCheck {
+  const providers = services.providers.statuses()
+  const down = providers.filter((p) => !p.available)
+  return down.length > 0
+    ? check('providers', 'warn', down.map((p) => `provider ${p.plugin} is unavailable: ${p.message ?? 'no reason given'}`).join('; '), { providers })
+    : check('providers', 'ok', `${providers.length} provider(s) available`, { providers })
+}
+
 export async function checkReadiness(services: Services, monitor: IncidentMonitor | undefined, now = Date.now()): Promise<Readiness> {
   const checks = await databaseChecks(services)
   const dbUp = checks[0].status === 'ok'
@@ -125,6 +133,9 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
   checks.push(warnings.length > 0
     ? check('settings', 'warn', `${warnings.length} setting(s) clamped or ignored`, { warnings })
     : check('settings', 'ok', 'all settings applied as given'))
+
+  // Only when providers are configured: a deployment without any has nothing to check.
+  if (services.settings.providers.length > 0) checks.push(providersCheck(services))
 
   if (dbUp && monitor) {
     await monitor.evaluate(now)

@@ -16,8 +16,8 @@ const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resu
 const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: sessionOf(request).username })
 
 export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
-  const { credentials, settings } = ctx.services
-  const scopes = () => ctx.services.scopes.enabled(settings).filter((x) => !x.deprecatedFor)
+  const { credentials, settings, providers } = ctx.services
+  const scopes = () => [...ctx.services.scopes.enabled(settings).filter((x) => !x.deprecatedFor), ...providers.scopes()]
   const page = { title: 'Accounts', active: 'accounts' } as const
 
   panel.get('/accounts', async (request, reply) => {

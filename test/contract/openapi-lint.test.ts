@@ -1,12 +1,13 @@
 // An independent linter reads the OpenAPI document as client tools do: Spectral with its
 // `spectral:oas` ruleset (the engine behind `spectral lint`) reports no error on the document
 // with every flag on, and only the warnings we chose to accept (each with its reason).
-import { test } from 'node:test'
+import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { Spectral, type RulesetDefinition } from '@stoplight/spectral-core'
 import { oas } from '@stoplight/spectral-rulesets'
 import { BASE_PATH } from '../../src/api/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
+import { redirectsFile } from '../providers/helpers/provider-app.js'
 
 const ALL_FLAGS = {
   PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true',
@@ -27,8 +28,15 @@ const ACCEPTED_WARNINGS: Record<string, string> = {
 
 const SEVERITY = ['error', 'warn', 'info', 'hint'] as const
 
-test('Spectral (spectral:oas) finds no error in the document with every flag on, and no warning outside the accepted ones', async (t) => {
-  const app = await buildTestApp({ dialect: 'sqlite', env: ALL_FLAGS })
+test('Spectral (spectral:oas) finds no error in the document with every flag on (and with a provider loaded), and no warning outside the accepted ones', async (t) => {
+  const file = redirectsFile(t, [{ id: 'a', from: '/a', to: '/b' }])
+  for (const env of [ALL_FLAGS, { ...ALL_FLAGS, PLUGIN_GATEHOUSE_PROVIDERS: 'redirects', PLUGIN_GATEHOUSE_REDIRECTS_FILE: file }]) {
+    await lintClean(t, env)
+  }
+})
+
+async function lintClean(t: TestContext, env: Record<string, string>): Promise<void> {
+  const app = await buildTestApp({ dialect: 'sqlite', env })
   t.after(() => app.close())
   const res = await app.get(`${BASE_PATH}/openapi.json`, await app.issueToken(['openapi:read']))
   assert.equal(res.statusCode, 200)
@@ -42,4 +50,4 @@ test('Spectral (spectral:oas) finds no error in the document with every flag on,
   assert.deepEqual(results.filter((r) => !(String(r.code) in ACCEPTED_WARNINGS)).map((r) => problems[results.indexOf(r)]), [])
   // The accepted rules really fire (a rule that stops firing leaves its entry to be removed).
   assert.deepEqual([...new Set(results.map((r) => String(r.code)))].sort(), Object.keys(ACCEPTED_WARNINGS).sort())
-})
+}

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict'
 import { BASE_PATH } from '../../src/api/machine-route.js'
 import { effectiveScopes } from '../../src/auth/scopes.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { redirectsApp, redirectsFile, REDIRECTS_SCOPE } from '../providers/helpers/provider-app.js'
 
 const FLAGS_ON = { PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true', PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: 'true' }
 const CONTRACT = ['capabilities:read', 'openapi:read', 'schema:read']
@@ -94,7 +95,22 @@ test('flags off: served routes, OpenAPI, capabilities and schema catalog list th
     const res = await app.get(`${BASE_PATH}/${gone}`, await app.issueToken([`${gone}:read`]))
     assert.equal(res.statusCode, 404)
   }
+  // No provider loaded: no plugin routes anywhere, no plugin scopes offered.
+  assert.ok(![...v.served.keys(), ...v.openapi.keys(), ...v.capabilities.keys(), ...v.schema.keys()].some((k) => k.includes('/plugins/')), 'no plugin routes')
+  assert.ok(![...v.offeredScopes].some((s) => s.startsWith('plugins:')), 'no plugin scopes')
+  const plugin = await app.get(`${BASE_PATH}/plugins/redirects/redirects`, await app.issueToken([REDIRECTS_SCOPE]))
+  assert.equal(plugin.statusCode, 404)
   await assertScopesEnforced(app, v)
+})
+
+test('a loaded provider: its two routes appear on every side, with its scope', async (t) => {
+  const app = await redirectsApp(t, redirectsFile(t, [{ id: 'a', from: '/a', to: '/b' }]))
+  const v = await assertSameSurface(app)
+  for (const path of ['/plugins/redirects/redirects', '/plugins/redirects/redirects/:id']) {
+    const key = `GET ${BASE_PATH}${path}`
+    for (const side of [v.served, v.openapi, v.capabilities, v.schema]) assert.equal(side.get(key), REDIRECTS_SCOPE, key)
+  }
+  assert.equal([...v.served.keys()].filter((k) => k.includes('/plugins/')).length, 2)
 })
 
 test('flags on: users and addresses appear on every side, with their scopes', async (t) => {

@@ -15,6 +15,7 @@ import { openapiDocument } from '../../src/contract/openapi.js'
 import { responseContractFor, watchResponses, type ResponseContract } from './response-contract.js'
 import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
 import type { ResourceRegistry } from '../../src/resources/index.js'
+import type { ProviderTimings } from '../../src/providers/provider-registry.js'
 
 export const PG_URL = process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
 
@@ -140,7 +141,7 @@ export function testSettings(env: Record<string, string> = {}): Settings {
  * `webhookWorker`: the in-process delivery worker is off in tests unless asked for (true or
  * options), so a test that sets a webhook URL never sends anything it did not mean to.
  */
-export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions; resources?: ResourceRegistry }): Promise<TestApp> {
+export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions; resources?: ResourceRegistry; providers?: ProviderTimings }): Promise<TestApp> {
   const database = opts.database ?? (await testDatabase(opts.dialect))
   const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env })
   const registeredRoutes: RegisteredRoute[] = []
@@ -155,7 +156,14 @@ export async function buildTestApp(opts: { dialect: DialectName; env?: Record<st
     })
     watchResponses(app, () => (contract ??= responseContractFor(openapiDocument(built.routes, settings).doc)), (p) => contractViolations.push(p))
   }
-  const built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), instrument, webhookWorker: opts.webhookWorker ?? false, resources: opts.resources })
+  let built: GatehouseApp
+  try {
+    built = await buildApp({ settings, database, logger: pino({ level: 'silent' }), instrument, webhookWorker: opts.webhookWorker ?? false, resources: opts.resources, providers: opts.providers })
+  } catch (err) {
+    // Start-up refused (a provider that cannot load): the database is still ours to drop.
+    if (!opts.database) await database.destroy()
+    throw err
+  }
   const inject = async (method: 'GET' | 'POST', url: string, body: unknown, token?: string, headers: Record<string, string> = {}) => {
     const res = await built.app.inject({
       method, url,

@@ -12,6 +12,7 @@ import { INTEREST_ACTIONS, INTEREST_TYPES, type AccountFormValues } from '../acc
 const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
   contract: 'Contract and identity', operations: 'Operations and observability', content: 'Content', commerce: 'Commerce',
   people: 'People (personal data)', integration: 'Integration, sync and jobs', webhooks: 'Webhook operations', control: 'Control plane (experimental)',
+  providers: 'External providers',
 }
 
 const status = (c: CredentialRecord) => {

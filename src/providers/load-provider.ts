@@ -1,0 +1,60 @@
+// Finds the provider an entry of PLUGIN_GATEHOUSE_PROVIDERS names: a built-in name, a module
+// path (relative to the working directory) or a package name. Anything that cannot be found
+// or is not a provider stops start-up with a message naming the setting and the entry.
+import { existsSync } from 'node:fs'
+import { isAbsolute, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
+import { SettingsError, type Settings } from '../settings.js'
+import { providerProblems } from './check-provider.js'
+import type { Provider } from './provider.js'
+import { builtinProviders } from './builtin-providers.js'
+
+export const PROVIDERS_SETTING = 'PLUGIN_GATEHOUSE_PROVIDERS'
+
+export type ProviderSource = 'built-in' | 'module' | 'package'
+
+export interface FoundProvider {
+  /** The entry as the setting gives it. */
+  readonly entry: string
+  readonly source: ProviderSource
+  readonly provider: Provider
+}
+
+const fail = (problem: string) => new SettingsError(PROVIDERS_SETTING, problem)
+/** The first line of an error's message: what start-up messages quote (no stack, no detail). */
+export const firstLine = (err: unknown): string => (err instanceof Error ? err.message : String(err)).split('\n')[0]
+
+/** Module paths start with `.` or `/` or end in a script extension; anything else names a package. */
+const isPath = (entry: string) => entry.startsWith('.') || isAbsolute(entry) || /\.(?:[cm]?js|[cm]?ts)$/.test(entry)
+
+export async function findProvider(entry: string, settings: Settings, cwd = process.cwd()): Promise<FoundProvider> {
+  // Own keys only: an entry like "constructor" is a package name, not Object's constructor.
+  const builtin = Object.hasOwn(builtinProviders, entry) ? builtinProviders[entry] : undefined
+  const source: ProviderSource = builtin ? 'built-in' : isPath(entry) ? 'module' : 'package'
+  let namespace: Record<string, unknown>
+  if (builtin) {
+    namespace = { default: builtin(settings) }
+  } else if (source === 'module') {
+    const file = resolve(cwd, entry)
+    if (!existsSync(file)) throw fail(`module "${entry}" cannot be found (looked for ${file})`)
+    try {
+      namespace = await import(pathToFileURL(file).href)
+    } catch (err) {
+      throw fail(`module "${entry}" failed to load: ${firstLine(err)}`)
+    }
+  } else {
+    try {
+      namespace = await import(entry)
+    } catch (err) {
+      const code = (err as { code?: string }).code
+      const missing = (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') && firstLine(err).includes(`'${entry}'`)
+      throw fail(missing
+        ? `"${entry}" is neither a built-in provider (${Object.keys(builtinProviders).join(', ')}) nor an installed package; module paths start with ./`
+        : `package "${entry}" failed to load: ${firstLine(err)}`)
+    }
+  }
+  const provider = namespace.default
+  const problems = providerProblems(provider)
+  if (problems.length > 0) throw fail(`${source} "${entry}" does not export a valid provider: ${problems.join('; ')}`)
+  return { entry, source, provider: provider as Provider }
+}

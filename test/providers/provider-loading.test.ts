@@ -1,0 +1,77 @@
+// PLUGIN_GATEHOUSE_PROVIDERS: a module that cannot be found, a package that is not installed
+// or not a provider, an invalid export, a provider that fails to start or claims a plugin
+// name already taken: each stops start-up with one message naming the setting and the entry.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { join } from 'node:path'
+import { SettingsError } from '../../src/settings.js'
+import { BASE_PATH } from '../../src/api/machine-route.js'
+import { buildTestApp } from '../helpers/test-app.js'
+import { assertNoInternals, cliDatabase, ROOT, runCli } from '../cli/helpers/cli.js'
+import { redirectsFile } from './helpers/provider-app.js'
+
+const refused = async (providers: string, extra: Record<string, string> = {}): Promise<string> => {
+  let message = ''
+  await assert.rejects(buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_PROVIDERS: providers, ...extra } }), (err: unknown) => {
+    assert.ok(err instanceof SettingsError, String(err))
+    message = err.message
+    return true
+  })
+  return message
+}
+
+test('a module path that does not exist stops start-up, naming the setting and the module', async () => {
+  assert.equal(await refused('./does-not-exist.js'),
+    `Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module "./does-not-exist.js" cannot be found (looked for ${join(process.cwd(), 'does-not-exist.js')})`)
+})
+
+test('package names: not installed, or installed but not a provider', async () => {
+  assert.equal(await refused('gatehouse-provider-nope'),
+    'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: "gatehouse-provider-nope" is neither a built-in provider (redirects) nor an installed package; module paths start with ./')
+  assert.equal(await refused('pino'),
+    'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: package "pino" does not export a valid provider: the default export is not an object; export default defineProvider({ plugin, resources })')
+})
+
+test('an invalid export is refused with every problem named', async () => {
+  assert.equal(await refused('./test/providers/fixtures/not-a-provider.ts'), 'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module "./test/providers/fixtures/not-a-provider.ts" does not export a valid provider: '
+    + 'plugin must be a name of lowercase letters, digits and dashes; available must be a function when given; '
+    + 'resources[0].summary must be a non-empty string; resources[0].get must be a function; resources[0].item must be an object schema with properties; '
+    + 'resources[1].name "items" is used twice; resources[1].params must not define limit (Gatehouse provides them)')
+})
+
+test('a provider that fails to start, or claims a taken plugin name, stops start-up', async (t) => {
+  assert.equal(await refused('./test/providers/fixtures/failing-start.ts'),
+    'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: provider "failing" (module "./test/providers/fixtures/failing-start.ts") failed to start: FAILING_URL is not set')
+  const file = redirectsFile(t, [{ id: 'a', from: '/a', to: '/b' }])
+  assert.equal(await refused('redirects,./test/providers/fixtures/second-redirects.ts', { PLUGIN_GATEHOUSE_REDIRECTS_FILE: file }),
+    'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: plugin "redirects" is provided by both "redirects" and "./test/providers/fixtures/second-redirects.ts"')
+})
+
+test('gatehouse serve exits with one line naming the setting and the module', async (t) => {
+  const db = await cliDatabase('sqlite')
+  t.after(() => db.destroy())
+  const res = await runCli(['serve'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: db.url, PLUGIN_GATEHOUSE_PORT: '0', PLUGIN_GATEHOUSE_PROVIDERS: './does-not-exist.js' }, timeoutMs: 30_000 })
+  assert.equal(res.code, 1, res.stdout)
+  assert.equal(res.stderr, `gatehouse: Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module "./does-not-exist.js" cannot be found (looked for ${join(ROOT, 'does-not-exist.js')})\n`)
+  assertNoInternals(res.stderr)
+})
+
+test('diagnostics list the loaded providers, not a count of configured entries', async (t) => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  t.after(() => app.close())
+  const bundle = (await app.get(`${BASE_PATH}/diagnostics/bundle`, await app.issueToken(['diagnostics:read']))).json().data
+  assert.deepEqual(bundle.posture.providers, [])
+  const ready = (await app.get(`${BASE_PATH}/readiness`, await app.issueToken(['readiness:read']))).json().data
+  assert.equal(ready.checks.find((c: { name: string }) => c.name === 'providers'), undefined, 'no providers check without providers')
+})
+
+test('gatehouse diagnostics loads the configured providers and shows each', async (t) => {
+  const db = await cliDatabase('sqlite')
+  t.after(() => db.destroy())
+  const file = redirectsFile(t, [{ id: 'a', from: '/a', to: '/b' }])
+  const res = await runCli(['diagnostics', '--json'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: db.url, PLUGIN_GATEHOUSE_PROVIDERS: 'redirects', PLUGIN_GATEHOUSE_REDIRECTS_FILE: file } })
+  assertNoInternals(res.stderr)
+  const bundle = JSON.parse(res.stdout)
+  assert.deepEqual(bundle.posture.providers.map((p: Record<string, unknown>) => [p.plugin, p.source, p.resources, p.available]), [['redirects', 'built-in', ['redirects'], true]])
+  assert.ok(bundle.checks.readiness.checks.some((c: { name: string; status: string }) => c.name === 'providers' && c.status === 'ok'))
+})

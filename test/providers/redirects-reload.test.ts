@@ -1,0 +1,103 @@
+// The redirects file is re-read when it changes, without a restart: replaced by rename (as
+// editors save), rewritten in place, made invalid (503 PROVIDER_UNAVAILABLE and readiness
+// degraded, naming the line, until fixed), removed and restored. Start-up refuses a file
+// that is missing or invalid, naming the setting.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { rmSync, writeFileSync } from 'node:fs'
+import { BASE_PATH } from '../../src/api/machine-route.js'
+import { SettingsError } from '../../src/settings.js'
+import { RedirectsFile } from '../../src/providers/redirects/redirects-file.js'
+import { buildTestApp } from '../helpers/test-app.js'
+import { csvOf, REDIRECTS, REDIRECTS_SCOPE, redirectsApp, redirectsFile, replaceFile, TIMINGS, waitFor } from './helpers/provider-app.js'
+
+const A = { id: 'a', from: '/a', to: '/a2' }
+const B = { id: 'b', from: '/b', to: '/b2', statusCode: 302 }
+
+test('a changed file is served on the next request: replaced by rename, or rewritten in place', async (t) => {
+  const file = redirectsFile(t, [A])
+  const app = await redirectsApp(t, file)
+  const token = await app.issueToken([REDIRECTS_SCOPE])
+  const served = async () => (await app.get(REDIRECTS, token)).json().data.map((r: { id: string; to: string }) => `${r.id}>${r.to}`)
+  assert.deepEqual(await served(), ['a>/a2'])
+
+  replaceFile(file, csvOf([A, B]))
+  assert.deepEqual(await served(), ['a>/a2', 'b>/b2'])
+  writeFileSync(file, csvOf([{ ...A, to: '/elsewhere' }]))
+  assert.deepEqual(await served(), ['a>/elsewhere'])
+  assert.equal((await app.get(`${REDIRECTS}/b`, token)).statusCode, 404)
+})
+
+test('an invalid or missing file makes the provider unavailable until a valid one is back', async (t) => {
+  const file = redirectsFile(t, [A, B])
+  const app = await redirectsApp(t, file)
+  const token = await app.issueToken([REDIRECTS_SCOPE, 'readiness:read', 'diagnostics:read'])
+  const readiness = async () => (await app.get(`${BASE_PATH}/readiness`, token)).json().data
+  const providersCheck = async () => (await readiness()).checks.find((c: { name: string }) => c.name === 'providers')
+  assert.equal((await readiness()).verdict, 'ready')
+  assert.equal((await providersCheck()).message, '1 provider(s) available')
+
+  replaceFile(file, 'id,from,to,statusCode\na,/a,/a2,301\nb,/b,/b2,303\n')
+  const refused = await app.get(REDIRECTS, token)
+  assert.equal(refused.statusCode, 503)
+  assert.equal(refused.json().error.code, 'PROVIDER_UNAVAILABLE')
+  assert.equal(refused.json().error.message, 'Provider redirects is unavailable; retry later')
+  assert.equal(refused.headers['retry-after'], '1')
+  assert.equal((await app.get(`${REDIRECTS}/a`, token)).statusCode, 503)
+
+  const ready = await readiness()
+  assert.equal(ready.verdict, 'degraded')
+  const check = ready.checks.find((c: { name: string }) => c.name === 'providers')
+  assert.equal(check.status, 'warn')
+  assert.equal(check.message, `provider redirects is unavailable: ${file}: line 3: statusCode must be one of 301, 302, 307, 308, got "303"`)
+  const bundle = (await app.get(`${BASE_PATH}/diagnostics/bundle`, token)).json().data
+  assert.ok(bundle.checks.readiness.problems.includes(`providers: ${check.message}`), JSON.stringify(bundle.checks.readiness.problems))
+  assert.deepEqual(bundle.posture.providers.map((p: Record<string, unknown>) => [p.plugin, p.entry, p.source, p.resources, p.available]),
+    [['redirects', 'redirects', 'built-in', ['redirects'], false]])
+
+  // Fixed: served again, and readiness recovers without a request to the provider.
+  replaceFile(file, csvOf([B]))
+  await waitFor('readiness to recover', async () => (await readiness()).verdict === 'ready')
+  assert.deepEqual((await app.get(REDIRECTS, token)).json().data.map((r: { id: string }) => r.id), ['b'])
+
+  rmSync(file)
+  await waitFor('the missing file to show', async () => /the file does not exist/.test((await providersCheck()).message))
+  assert.equal((await app.get(REDIRECTS, token)).statusCode, 503)
+  writeFileSync(file, csvOf([A]))
+  // Requests are refused until a check passes; the next one comes within Retry-After.
+  await waitFor('the restored file to be served', async () => (await app.get(REDIRECTS, token)).statusCode === 200)
+  assert.deepEqual((await app.get(REDIRECTS, token)).json().data.map((r: { id: string }) => r.id), ['a'])
+})
+
+test('the directory is watched: a replaced file is re-read without any request', async (t) => {
+  const file = redirectsFile(t, [A])
+  const events: string[] = []
+  const log = (msg: string) => (obj: object | string, text?: string) => { events.push(`${msg}:${text ?? String(obj)}`) }
+  const watched = new RedirectsFile(file, { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') }, 5)
+  t.after(() => watched.close())
+  assert.equal(await watched.open(), null)
+  replaceFile(file, csvOf([A, B]))
+  await waitFor('the watcher to re-read', () => events.includes('info:redirects file loaded'), 3000)
+  replaceFile(file, 'id,from\n')
+  await waitFor('the watcher to refuse', () => events.includes('warn:redirects file refused'), 3000)
+})
+
+test('start-up stops on a missing setting, a missing file or an invalid file, naming the setting', async (t) => {
+  await assert.rejects(buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_PROVIDERS: 'redirects' } }), (err: unknown) =>
+    err instanceof SettingsError && err.message === 'Invalid setting PLUGIN_GATEHOUSE_REDIRECTS_FILE: required when PLUGIN_GATEHOUSE_PROVIDERS names the redirects provider')
+
+  const file = redirectsFile(t, [A])
+  const start = (path: string) => buildTestApp({ dialect: 'sqlite', providers: TIMINGS, env: { PLUGIN_GATEHOUSE_PROVIDERS: 'redirects', PLUGIN_GATEHOUSE_REDIRECTS_FILE: path } })
+  await assert.rejects(start(`${file}.nope`), (err: unknown) =>
+    err instanceof SettingsError && err.message === `Invalid setting PLUGIN_GATEHOUSE_REDIRECTS_FILE: ${file}.nope: the file does not exist`)
+
+  writeFileSync(file, 'id,from,to\nx,/a,/b\ny,/c,/c\n')
+  await assert.rejects(start(file), (err: unknown) =>
+    err instanceof SettingsError && err.message === `Invalid setting PLUGIN_GATEHOUSE_REDIRECTS_FILE: ${file}: line 3: to redirects to itself`)
+
+  // The file setting without the provider is ignored, and readiness says so.
+  const app = await buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_REDIRECTS_FILE: file } })
+  t.after(() => app.close())
+  const settings = (await app.get(`${BASE_PATH}/readiness`, await app.issueToken(['readiness:read']))).json().data.checks.find((c: { name: string }) => c.name === 'settings')
+  assert.deepEqual(settings.details.warnings, ['PLUGIN_GATEHOUSE_REDIRECTS_FILE is set but PLUGIN_GATEHOUSE_PROVIDERS does not name redirects; ignored'])
+})
