@@ -54,7 +54,7 @@ async function stubService(t: TestContext) {
 
 async function warehouseApp(t: TestContext, serviceUrl: string): Promise<TestApp> {
   // The example reads its own settings from the environment, as a real provider would.
-  Object.assign(process.env, { WAREHOUSE_STOCK_URL: serviceUrl, WAREHOUSE_TOKEN: TOKEN, WAREHOUSE_TIMEOUT_MS: '300' })
+  Object.assign(process.env, { WAREHOUSE_STOCK_URL: serviceUrl, WAREHOUSE_TOKEN: TOKEN, WAREHOUSE_TIMEOUT_MS: '2000' })
   const app = await buildTestApp({
     dialect: 'sqlite', providers: { checkIntervalMs: 50, callTimeoutMs: 5000 },
     env: { PLUGIN_GATEHOUSE_PROVIDERS: './examples/providers/warehouse-stock.ts' },
@@ -136,8 +136,8 @@ test('the service failing or hanging: 503 PROVIDER_UNAVAILABLE and readiness deg
   stub.state.mode = 'hang'
   const hung = await app.get(`${STOCK}/SKU-002`, token)
   assert.equal(hung.statusCode, 503)
-  // Answered by the provider's own timeout (300 ms), not Gatehouse's deadline (5 s).
-  assert.equal((await providers()).message, 'provider warehouse is unavailable: the warehouse service did not answer within 300 ms')
+  // Answered by the provider's own timeout (2 s, roomy for a loaded CI machine), not Gatehouse's deadline (5 s).
+  assert.equal((await providers()).message, 'provider warehouse is unavailable: the warehouse service did not answer within 2000 ms')
   stub.state.mode = 'ok'
   await waitFor('the provider to recover', async () => (await app.get(`${STOCK}/SKU-002`, token)).statusCode === 200)
   assert.equal((await providers()).status, 'ok')
