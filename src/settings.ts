@@ -126,6 +126,11 @@ export function loadSettings(env: Env = process.env): Settings {
   if (webhookUrl) {
     checkWebhookUrl(webhookUrl, webhookAllowPrivate)
     if (!webhookSecret) throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'required when PLUGIN_GATEHOUSE_WEBHOOK_URL is set')
+    // A Standard Webhooks secret: its key is the base64 after the prefix (src/webhooks/signer.ts).
+    if (webhookSecret.startsWith('whsec_') && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(webhookSecret.slice(6))) {
+      throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'a whsec_ secret must be followed by base64 (the Standard Webhooks key)')
+    }
+    if (webhookSecret === 'whsec_') throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'a whsec_ secret needs its base64 key after the prefix')
     if (pointsAtSink(webhookUrl) && !(devMode && webhookTestSink)) {
       throw new SettingsError(PREFIX + 'WEBHOOK_URL', 'points at the dev test sink, which exists only in development mode with the test sink enabled')
     }
