@@ -9,6 +9,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { userAgent } from './user-agent.js'
 
+export interface SignedHeaders {
+  readonly [name: string]: string
+}
+
 const WHSEC = 'whsec_'
 
 /** The key of the Standard Webhooks signature. */
