@@ -84,7 +84,9 @@ export class RedisRateLimiter implements RateLimiter {
 
   constructor(url: string, private readonly prefix: string) {
     this.redis = new Redis(url, {
-      lazyConnect: false,
+      // Connects on the first request: while the app is being built the event loop may be
+      // busy for longer than the connect timeout, which would count as Redis being down.
+      lazyConnect: true,
       // Fail at once while disconnected instead of queueing behind a reconnect.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
@@ -101,6 +103,7 @@ export class RedisRateLimiter implements RateLimiter {
 
   async hit(key: string, limit: number, now = Date.now()): Promise<RateDecision> {
     // Only the first requests of a process wait for the first connection, and at most the connect timeout.
+    if (this.redis.status === 'wait') this.redis.connect().catch(() => {})
     if (this.redis.status === 'connecting' || this.redis.status === 'connect' || this.redis.status === 'wait') {
       await Promise.race([this.firstAttempt, new Promise((r) => setTimeout(r, REDIS_LIMITS.connectTimeoutMs).unref())])
     }
@@ -124,6 +127,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   health(): RateLimiterHealth {
+    // Not connected yet because nothing needed it yet is not a problem.
+    if (this.redis.status === 'wait') return { store: 'redis', degraded: false, problem: null }
     const degraded = this.redis.status !== 'ready' || Date.now() < this.openUntil
     return { store: 'redis', degraded, problem: degraded ? (this.problem ?? `Redis connection ${this.redis.status}`) : null }
   }
