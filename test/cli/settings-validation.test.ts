@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { loadSettings, SettingsError } from '../../src/settings.js'
 import { cliDatabase, runCli } from './helpers/cli.js'
+import { buildTestApp } from '../helpers/test-app.js'
 
 const refused = (env: Record<string, string>, setting: string, problem?: RegExp) => {
   assert.throws(() => loadSettings(env), (e: unknown) => {
@@ -19,18 +20,29 @@ const refused = (env: Record<string, string>, setting: string, problem?: RegExp)
 const HOOK = { PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'a-secret-of-enough-length' }
 
 test('PLUGIN_GATEHOUSE_TOKEN_SCOPES: * or an unknown scope stops start-up, naming the setting and the scope', async (t) => {
-  refused({ PLUGIN_GATEHOUSE_TOKEN_SCOPES: '*' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "\*"; wildcards are not scopes/)
-  refused({ PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'products:read,products:write' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "products:write"/)
-  refused({ PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'orders:*' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /"orders:\*"/)
-  refused({ PLUGIN_GATEHOUSE_API_CREDENTIALS: JSON.stringify([{ id: 'a', token: 'tok-a', scopes: ['*'] }]) }, 'PLUGIN_GATEHOUSE_API_CREDENTIALS', /entry 0.*unknown scope "\*"/)
-  assert.deepEqual(loadSettings({ PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'products:read orders:read_sensitive, consumers:read' }).tokenScopes,
-    ['products:read', 'orders:read_sensitive', 'consumers:read'], 'known scopes (deprecated aliases included) are kept')
+  // Scopes are checked against the app's catalogue when its services start.
+  const startsWith = async (env: Record<string, string>, setting: string, problem: RegExp) => {
+    await assert.rejects(buildTestApp({ dialect: 'sqlite', env }), (e: unknown) => {
+      assert.ok(e instanceof SettingsError, String(e))
+      assert.match(e.message, new RegExp(`^Invalid setting ${setting}: `))
+      assert.match(e.message, problem)
+      return true
+    }, JSON.stringify(env))
+  }
+  await startsWith({ PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: '*' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "\*"; wildcards are not scopes/)
+  await startsWith({ PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'products:read,products:write' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "products:write"/)
+  await startsWith({ PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'orders:*' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /"orders:\*"/)
+  await startsWith({ PLUGIN_GATEHOUSE_API_CREDENTIALS: JSON.stringify([{ id: 'a', token: 'tok-a', scopes: ['*'] }]) }, 'PLUGIN_GATEHOUSE_API_CREDENTIALS', /entry 0: unknown scope "\*"/)
+  const ok = await buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'products:read orders:read_sensitive, consumers:read' } })
+  t.after(() => ok.close())
+  const whoami = await ok.get('/gatehouse/v1/auth/whoami', 'legacy-token')
+  assert.equal(whoami.statusCode, 403, 'known scopes (deprecated aliases included) start; auth:read was not granted')
 
-  // The real command: one line, exit 1, nothing started.
+  // The real command: one line, exit 1.
   const db = await cliDatabase('sqlite')
   t.after(() => db.destroy())
-  const res = await runCli(['migrate'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: db.url, PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: '*' } })
-  assert.equal(res.code, 1)
+  const res = await runCli(['credentials', 'list'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: db.url, PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: '*' } })
+  assert.equal(res.code, 1, res.stdout)
   assert.match(res.stderr.trim(), /^gatehouse: Invalid setting PLUGIN_GATEHOUSE_TOKEN_SCOPES: unknown scope "\*"/)
 })
 
