@@ -31,7 +31,9 @@ import { sinkEnabled } from './webhooks/sink-url.js'
 import type { WorkerOptions } from './webhooks/delivery-worker.js'
 import { PanelSessions } from './panel/panel-sessions.js'
 import { controlPanel } from './panel/panel-plugin.js'
-import { checkReadiness } from './ops/readiness.js'
+import { checkReadiness, READINESS_LIMITS, withDeadline } from './ops/readiness.js'
+import { validatorCompiler } from './api/validator-compiler.js'
+import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from './api/json-body.js'
 import { providerRoutes } from './providers/provider-routes.js'
 import type { ProviderTimings } from './providers/provider-registry.js'
 
@@ -66,12 +68,30 @@ export interface GatehouseApp {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
+/** How a serving process opens the store: every wait on the database bounded (docs/configuration.md). */
+export function servingDatabase(settings: Settings, logger?: Logger): Database {
+  return openDatabase(settings.databaseUrl, {
+    connectTimeoutMs: settings.databaseConnectTimeoutMs,
+    queryTimeoutMs: settings.databaseQueryTimeoutMs,
+    busyTimeoutMs: settings.sqliteBusyTimeoutMs,
+    onConnectionError: (err) => logger?.warn({ err }, 'database connection lost; the pool replaces it'),
+  })
+}
+
 export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const { settings } = opts
   const logger = opts.logger ?? pino({ level: settings.logLevel, redact: ['req.headers.authorization', 'req.headers.cookie'] })
-  const database = opts.database ?? openDatabase(settings.databaseUrl)
+  const database = opts.database ?? servingDatabase(settings, logger)
   const resources = opts.resources ?? defaultRegistry
-  if (opts.migrate !== false) await migrateSchema(database, resources.all)
+  if (opts.migrate !== false) {
+    // Migrations may run longer than any request should: on PostgreSQL they run on a
+    // connection of their own without the statement timeout (SQLite has none).
+    if (opts.database || database.adapter.name === 'sqlite') await migrateSchema(database, resources.all)
+    else {
+      const unbounded = openDatabase(settings.databaseUrl, { poolSize: 1, connectTimeoutMs: settings.databaseConnectTimeoutMs, busyTimeoutMs: settings.sqliteBusyTimeoutMs })
+      try { await migrateSchema(unbounded, resources.all) } finally { await unbounded.close() }
+    }
+  }
   const services = await createServices(settings, database, logger, { resources })
   try {
     // A provider module that is missing or invalid stops start-up here, naming the setting.
@@ -92,16 +112,36 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`
     },
-    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    // Slow clients (docs/configuration.md, HTTP timeouts): a client trickling its headers or
+    // body, or holding an idle connection, is cut off instead of holding a socket for ever.
+    // Node checks the header and request deadlines every connectionsCheckingInterval (30 s by
+    // default, which let slow connections live far past their limit).
+    connectionTimeout: settings.httpIdleTimeoutMs,
+    keepAliveTimeout: settings.httpKeepAliveTimeoutMs,
+    requestTimeout: settings.httpRequestTimeoutMs,
+    http: {
+      headersTimeout: Math.min(settings.httpHeadersTimeoutMs, settings.httpRequestTimeoutMs),
+      requestTimeout: settings.httpRequestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
+    },
   })
+  // Bodies are validated as typed (no coercion); query strings keep their text spellings.
+  app.setValidatorCompiler(validatorCompiler())
   opts.instrument?.(app)
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
   })
-  installErrorHandler(app)
+  installErrorHandler(app, database.adapter)
   // Bodies are JSON only: without Fastify's default text/plain parser, any other media
-  // type is answered 415 UNSUPPORTED_MEDIA_TYPE.
+  // type is answered 415 UNSUPPORTED_MEDIA_TYPE. JSON bodies nest at most MAX_JSON_DEPTH
+  // levels, checked on the text before Fastify's own (prototype-poisoning-safe) parser runs.
   app.removeContentTypeParser('text/plain')
+  const parseJson = app.getDefaultJsonParser('error', 'error')
+  app.removeContentTypeParser('application/json')
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(bodyTooDeep(), undefined)
+    return parseJson(request, body as string, done)
+  })
 
   const ops = new Operations(services)
   const routes: MachineRoute[] = [
@@ -141,8 +181,8 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))
   app.get('/readyz', async (_req, reply) => {
     try {
-      await sql`SELECT 1`.execute(database.db)
-      const pending = await pendingMigrations(database)
+      await withDeadline(sql`SELECT 1`.execute(database.db), READINESS_LIMITS.databaseCheckMs)
+      const pending = await withDeadline(pendingMigrations(database), READINESS_LIMITS.databaseCheckMs)
       if (pending.length > 0) return reply.code(503).type('application/json').send('{"ok":false}')
       return reply.type('application/json').send('{"ok":true}')
     } catch {

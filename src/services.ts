@@ -62,7 +62,7 @@ export async function createServices(settings: Settings, database: Database, log
     store,
     reader: new RecordReader(database),
     credentials,
-    rateLimiter: createRateLimiter(settings.redisUrl),
+    rateLimiter: createRateLimiter(settings),
     cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
     // SQLite only: our own commits plus other processes' (data_version) version the pages.
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),

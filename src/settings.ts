@@ -2,6 +2,8 @@
 // PLUGIN_GATEHOUSE_. Invalid values stop start-up with a message naming the setting; the
 // two maxima the spec gives (webhook timeout 60, attempts 10) clamp with a warning instead.
 import { existsSync } from 'node:fs'
+import { BlockList, isIP } from 'node:net'
+import { pointsAtSink } from './webhooks/sink-url.js'
 
 export interface ConfiguredCredential {
   readonly id: string
@@ -34,8 +36,26 @@ export interface Settings {
   readonly webhookMaxAttempts: number
   readonly webhookTestSink: boolean
   readonly webhookRetryBaseSeconds: number
+  /** Allow a webhook URL on a link-local or cloud-metadata address (refused by default). */
+  readonly webhookAllowPrivate: boolean
   readonly rateLimitPerMinute: number
   readonly redisUrl?: string
+  /** Prefix of every Redis key, so deployments sharing a Redis keep their budgets apart. */
+  readonly redisPrefix: string
+  /** PostgreSQL: longest wait for a new connection (TCP and start-up). */
+  readonly databaseConnectTimeoutMs: number
+  /** PostgreSQL: longest a statement of a serving process may run (statement_timeout; the client waits a second more). */
+  readonly databaseQueryTimeoutMs: number
+  /** SQLite: longest wait for another process's write lock. */
+  readonly sqliteBusyTimeoutMs: number
+  /** HTTP: time a client has to send the request line and headers. */
+  readonly httpHeadersTimeoutMs: number
+  /** HTTP: time a client has to send the whole request, body included. */
+  readonly httpRequestTimeoutMs: number
+  /** HTTP: how long an idle keep-alive connection stays open after an answer. */
+  readonly httpKeepAliveTimeoutMs: number
+  /** HTTP: a connection with no traffic either way for this long is closed. */
+  readonly httpIdleTimeoutMs: number
   readonly changesRetentionDays: number
   /** Length of the sliding window incidents are judged over (docs/operations.md). */
   readonly incidentWindowSeconds: number
@@ -104,10 +124,16 @@ export function loadSettings(env: Env = process.env): Settings {
   }
   const webhookUrl = read('WEBHOOK_URL')
   const webhookSecret = read('WEBHOOK_SECRET')
+  const webhookAllowPrivate = bool('WEBHOOK_ALLOW_PRIVATE', false)
   if (webhookUrl) {
-    checkUrl('WEBHOOK_URL', webhookUrl)
+    checkWebhookUrl(webhookUrl, webhookAllowPrivate)
     if (!webhookSecret) throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'required when PLUGIN_GATEHOUSE_WEBHOOK_URL is set')
-    if (webhookUrl.includes('/gatehouse/dev/webhook-test-sink') && !(devMode && webhookTestSink)) {
+    // A Standard Webhooks secret: its key is the base64 after the prefix (src/webhooks/signer.ts).
+    if (webhookSecret.startsWith('whsec_') && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(webhookSecret.slice(6))) {
+      throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'a whsec_ secret must be followed by base64 (the Standard Webhooks key)')
+    }
+    if (webhookSecret === 'whsec_') throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'a whsec_ secret needs its base64 key after the prefix')
+    if (pointsAtSink(webhookUrl) && !(devMode && webhookTestSink)) {
       throw new SettingsError(PREFIX + 'WEBHOOK_URL', 'points at the dev test sink, which exists only in development mode with the test sink enabled')
     }
   } else if (webhookSecret) {
@@ -143,8 +169,17 @@ export function loadSettings(env: Env = process.env): Settings {
     webhookMaxAttempts: int('WEBHOOK_MAX_ATTEMPTS', 3, 1, { value: 10, clamp: true }),
     webhookTestSink,
     webhookRetryBaseSeconds: int('WEBHOOK_RETRY_BASE_SECONDS', 30, 0),
+    webhookAllowPrivate,
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0),
     redisUrl: read('REDIS_URL'),
+    redisPrefix: redisPrefix(read('REDIS_PREFIX') ?? 'gatehouse:'),
+    databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5000, 1),
+    databaseQueryTimeoutMs: int('DATABASE_QUERY_TIMEOUT_MS', 15000, 1),
+    sqliteBusyTimeoutMs: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 0),
+    httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 10000, 1),
+    httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30000, 1),
+    httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 1),
+    httpIdleTimeoutMs: int('HTTP_IDLE_TIMEOUT_MS', 60000, 1),
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 90, 1),
     incidentWindowSeconds: int('INCIDENT_WINDOW_SECONDS', 300, 1, { value: 86_400, clamp: false }),
     providers,
@@ -169,6 +204,40 @@ function checkUrl(name: string, value: string): void {
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
   } catch {
     throw new SettingsError(PREFIX + name, `expected an http(s) URL, got "${value}"`)
+  }
+}
+
+function redisPrefix(value: string): string {
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value)) {
+    throw new SettingsError(PREFIX + 'REDIS_PREFIX', `expected 1–64 of A-Z a-z 0-9 : . _ -, got "${value}"`)
+  }
+  return value
+}
+
+// Link-local addresses (where cloud metadata services answer: 169.254.169.254) and the
+// other metadata endpoints: a webhook pointed there would post our events, signed, to a
+// service that hands out the host's cloud credentials.
+const PRIVATE_TARGETS = new BlockList()
+PRIVATE_TARGETS.addSubnet('169.254.0.0', 16, 'ipv4')
+PRIVATE_TARGETS.addSubnet('fe80::', 10, 'ipv6')
+PRIVATE_TARGETS.addAddress('100.100.100.200', 'ipv4') // Alibaba Cloud metadata
+PRIVATE_TARGETS.addAddress('fd00:ec2::254', 'ipv6') // AWS metadata over IPv6
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal'])
+
+/** The webhook receiver: http(s), no userinfo, and not a link-local or metadata address unless allowed. */
+function checkWebhookUrl(value: string, allowPrivate: boolean): void {
+  const name = PREFIX + 'WEBHOOK_URL'
+  checkUrl('WEBHOOK_URL', value)
+  const u = new URL(value)
+  // Userinfo would be sent to the receiver and shown wherever the URL is; and `https://trusted@evil`
+  // reads as one host while pointing at another.
+  if (u.username !== '' || u.password !== '') throw new SettingsError(name, 'must not contain a user name or password (user:pass@host)')
+  if (allowPrivate) return
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+  const family = isIP(host)
+  const blocked = METADATA_HOSTS.has(host) || (family !== 0 && PRIVATE_TARGETS.check(host, family === 6 ? 'ipv6' : 'ipv4'))
+  if (blocked) {
+    throw new SettingsError(name, `${u.hostname} is a link-local or cloud-metadata address; set PLUGIN_GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true if the receiver really is there`)
   }
 }
 

@@ -3,6 +3,7 @@
 // (logged in full, never sent: no stack, SQL or token reaches a body).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, errorCatalog, type ErrorCode, type ErrorDetail } from '../contract/errors.js'
+import type { DialectAdapter } from '../store/database.js'
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, err: ApiError): FastifyReply {
   if (err.headers) reply.headers(err.headers)
@@ -64,20 +65,8 @@ export function validationDetails(errors: readonly AjvError[], context: string |
   return [...byParam].map(([param, problem]) => ({ param, problem }))
 }
 
-const DB_DOWN_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', '57P01', '57P03', '08006', '08001', '08003', '53300', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB', 'SQLITE_IOERR'])
-
-export function isDatabaseDown(err: unknown): boolean {
-  const e = err as { code?: string; message?: string } | null
-  if (!e) return false
-  if (e.code && DB_DOWN_CODES.has(e.code)) return true
-  return typeof e.message === 'string' && /(driver has already been destroyed|Connection terminated|database connection is not open|Cannot use a pool after calling end)/i.test(e.message)
-}
-
-/** Deadlocks and serialization failures (PostgreSQL), a busy database (SQLite): safe to retry. */
-export function isWriteConflict(err: unknown): boolean {
-  const code = (err as { code?: string } | null)?.code
-  return code === '40P01' || code === '40001' || code === 'SQLITE_BUSY' || code === 'SQLITE_BUSY_SNAPSHOT'
-}
+/** What the error handler asks of the store: which driver errors mean what (the adapter knows each dialect's codes). */
+export type StoreErrors = Pick<DialectAdapter, 'isUnavailable' | 'isWriteConflict'>
 
 /** The schema a validation error was raised against: the route's body, querystring or params. */
 function validatedSchema(request: FastifyRequest | undefined, context: string | undefined): SchemaNode | undefined {
@@ -85,7 +74,7 @@ function validatedSchema(request: FastifyRequest | undefined, context: string | 
   return context === undefined ? undefined : schema?.[context]
 }
 
-export function toApiError(err: unknown, request?: FastifyRequest): ApiError | undefined {
+export function toApiError(err: unknown, request?: FastifyRequest, store?: StoreErrors): ApiError | undefined {
   if (err instanceof ApiError) return err
   const fe = err as FastifyError & { validation?: AjvError[]; validationContext?: string }
   if (fe.validation) {
@@ -101,17 +90,17 @@ export function toApiError(err: unknown, request?: FastifyRequest): ApiError | u
   if (fe.statusCode === 400 && (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
     return new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }])
   }
-  if (isDatabaseDown(err)) return new ApiError('SERVICE_UNAVAILABLE', 'The database cannot be reached', undefined, { 'Retry-After': '5' })
-  if (isWriteConflict(err)) return new ApiError('CONFLICT', 'A concurrent write conflicted with this one; retry the request', undefined, { 'Retry-After': '1' })
+  if (store?.isUnavailable(err)) return new ApiError('SERVICE_UNAVAILABLE', 'The database cannot be reached or did not answer in time', undefined, { 'Retry-After': '5' })
+  if (store?.isWriteConflict(err)) return new ApiError('CONFLICT', 'A concurrent write conflicted with this one; retry the request', undefined, { 'Retry-After': '1' })
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
     return new ApiError(fe.statusCode === 404 ? 'NOT_FOUND' : 'INVALID_REQUEST', 'Invalid request')
   }
   return undefined
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, store?: StoreErrors): void {
   app.setErrorHandler((err, request, reply) => {
-    const apiError = toApiError(err, request)
+    const apiError = toApiError(err, request, store)
     if (apiError) return sendError(reply, request, apiError)
     request.log.error({ err }, 'unhandled error')
     return sendError(reply, request, new ApiError('INTERNAL_ERROR', 'An unexpected error occurred; quote the requestId when reporting it'))

@@ -8,7 +8,7 @@ import type { RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../settings.js'
 import { sendError } from './error-handler.js'
 import type { PageCache } from './page-cache.js'
-import { nulPath } from '../store/validation.js'
+import { textProblem } from '../store/validation.js'
 import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
 
 declare module 'fastify' {
@@ -128,6 +128,9 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       // Authentication and scope come before input validation (DESIGN §4 order of checks).
       onRequest: async (request, reply) => {
         started.set(request, performance.now())
+        // Answers carry personal data (orders, whoami) and tokens' scopes: no cache may keep
+        // them, errors included, as the admin API does.
+        reply.header('Cache-Control', 'no-store')
         // Set before any check so error answers of a deprecated alias announce it too.
         if (route.deprecated && route.replacedBy) {
           reply.header('Deprecation', 'true')
@@ -139,10 +142,11 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
           throw missingScope(route.scope)
         }
       },
-      // Text with NUL characters cannot be stored or compared in PostgreSQL: refuse it up front.
+      // Text with NUL characters or lone surrogates cannot be stored or compared in
+      // PostgreSQL: refuse it up front, naming the parameter or body member.
       preValidation: async (request) => {
-        const bad = nulPath(request.query, '') ?? nulPath(request.body, '')
-        if (bad !== undefined) throw invalid(bad || '(body)', 'must not contain NUL characters')
+        const bad = textProblem(request.query, '') ?? textProblem(request.body, '')
+        if (bad !== undefined) throw invalid(bad.param, bad.problem)
       },
       onResponse: async (request, reply) => {
         opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()))
@@ -177,6 +181,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
     if (!path.startsWith(BASE_PATH + '/') && path !== BASE_PATH && !rootAliases.has(path)) {
       return sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`))
     }
+    reply.header('Cache-Control', 'no-store')
     try {
       await authenticate(request, reply)
     } catch (err) {

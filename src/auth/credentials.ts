@@ -3,7 +3,7 @@
 // bearer token to a caller and manages the lifecycle (create, rotate, pause, resume,
 // revoke, delete). Expiry, status and IP allowlists are enforced on every request.
 import type { Database, Db } from '../store/database.js'
-import type { Settings } from '../settings.js'
+import { SettingsError, type Settings } from '../settings.js'
 import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
 import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
@@ -124,9 +124,9 @@ export class CredentialService {
     this.eventTypes = opts.eventTypes
     this.onChange = opts.onChange
     const readScopes = opts.scopes.readScopes
-    for (const c of settings.apiCredentials) {
+    for (const [i, c] of settings.apiCredentials.entries()) {
       this.configured.set(digestToken(c.token), resolve({
-        id: c.id, label: c.label, source: 'configured', tokenHint: tokenHint(c.token), scopes: c.scopes,
+        id: c.id, label: c.label, source: 'configured', tokenHint: tokenHint(c.token), scopes: knownScopes('PLUGIN_GATEHOUSE_API_CREDENTIALS', `entry ${i}: `, c.scopes, opts.scopes),
         ipAllowlist: c.ipAllowlist ?? [], webhookInterests: [], boundaries: null, status: 'active',
         expiresAt: c.expiresAt ? new Date(c.expiresAt).toISOString() : null, createdAt: null, rotatedAt: null,
         lastUsedAt: null, firstUsedAt: null,
@@ -135,7 +135,7 @@ export class CredentialService {
     if (settings.apiToken) {
       this.configured.set(digestToken(settings.apiToken), resolve({
         id: 'default', label: 'Legacy default token', source: 'legacy', tokenHint: tokenHint(settings.apiToken),
-        scopes: settings.tokenScopes ?? readScopes, ipAllowlist: [], webhookInterests: [], boundaries: null,
+        scopes: settings.tokenScopes ? knownScopes('PLUGIN_GATEHOUSE_TOKEN_SCOPES', '', settings.tokenScopes, opts.scopes) : readScopes, ipAllowlist: [], webhookInterests: [], boundaries: null,
         status: 'active', expiresAt: null, createdAt: null, rotatedAt: null, lastUsedAt: null, firstUsedAt: null,
       }))
     }
@@ -361,4 +361,16 @@ export function expiryFromDuration(text: string, now = Date.now()): string {
   if (!m) throw invalid('expiresIn', 'expected a duration like 30d, 12h or 90m')
   const unit = m[2] === 'd' ? 86_400_000 : m[2] === 'h' ? 3_600_000 : 60_000
   return new Date(now + Number(m[1]) * unit).toISOString()
+}
+
+/**
+ * Scopes given in settings, checked against the catalogue when the service starts (the
+ * catalogue depends on the resource registry, which settings do not know): `*` or a typo
+ * would otherwise start a credential that silently has less, or looks as if it had more.
+ */
+function knownScopes(setting: string, where: string, scopes: readonly string[], catalog: ScopeCatalog): readonly string[] {
+  const unknown = scopes.filter((x) => !catalog.isKnown(x))
+  if (unknown.length === 0) return scopes
+  const wildcard = unknown.some((x) => x.includes('*')) ? '; wildcards are not scopes, list each scope' : ''
+  throw new SettingsError(setting, `${where}unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.map((x) => `"${x}"`).join(', ')}${wildcard}`)
 }

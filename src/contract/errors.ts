@@ -1,18 +1,18 @@
 // The error taxonomy: one line per code. /capabilities publishes it and docs/api.md lists
 // it; a drift test keeps the three in step.
 export const errorCatalog = {
-  INVALID_REQUEST: { status: 400, title: 'Bad query or body; details[] names each parameter' },
+  INVALID_REQUEST: { status: 400, title: 'Bad query or body (JSON types as declared, at most 64 levels deep, no NUL or lone surrogates); details[] names each parameter' },
   UNAUTHORIZED: { status: 401, title: 'No token, unknown token, or an expired, revoked or paused credential' },
   FORBIDDEN: { status: 403, title: 'Missing scope, address not allowed, or integrationKey not the caller' },
   NOT_FOUND: { status: 404, title: 'Unknown route, record or id, or a route switched off by a flag' },
   METHOD_NOT_ALLOWED: { status: 405, title: 'Method not served on an existing path; see Allow' },
-  CONFLICT: { status: 409, title: 'Already decided, already claimed, or idempotency key reused with another body' },
+  CONFLICT: { status: 409, title: 'Already decided, already claimed, idempotency key reused with another body, or a policy change that relaxes control without an approval' },
   CURSOR_EXPIRED: { status: 410, title: 'Cursor points before the change log retention; restart from a checkpoint' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Body over 1 MiB' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'A body that is not application/json' },
   RATE_LIMIT_EXCEEDED: { status: 429, title: 'Too many requests; retry after Retry-After seconds' },
   INTERNAL_ERROR: { status: 500, title: 'Unexpected failure; no internals are disclosed' },
-  SERVICE_UNAVAILABLE: { status: 503, title: 'The database cannot be reached' },
+  SERVICE_UNAVAILABLE: { status: 503, title: 'The database cannot be reached or did not answer within its timeouts; retry after Retry-After seconds' },
   PROVIDER_UNAVAILABLE: { status: 503, title: 'An external resource provider is unavailable; retry after Retry-After seconds' },
 } as const satisfies Record<string, { status: number; title: string }>
 

@@ -1,13 +1,15 @@
 // The control plane on the admin API (/gatehouse/admin/v1/control, admin token or a
-// control-panel session): the seam through which people decide approvals, plus what the
-// panel shows beside them (approvals, audit log, chain verification). Served only while
+// control-panel session): the seam through which people decide approvals and write policies
+// (operators change policies directly, relaxing ones included: policy-governance.ts), plus
+// what the panel shows beside them (approvals, audit log, chain verification). Served only while
 // PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is on, like the machine-API side.
 import { Type, type Static } from '@sinclair/typebox'
 import { invalid } from '../contract/errors.js'
 import { sendAdminData, type AdminRoutes } from '../api/admin/admin-route.js'
 import { listAudit, verifyAudit } from './audit-log.js'
 import type { Actor } from './actor.js'
-import { AdminDecideBody, APPROVAL_STATUSES, Cursor, Limit } from './control-schemas.js'
+import { AdminDecideBody, APPROVAL_STATUSES, Cursor, Limit, PolicyFields } from './control-schemas.js'
+import { builtInPolicy } from './policy.js'
 import type { ApprovalStatus } from './approval-store.js'
 
 const ApprovalId = /^[A-Za-z0-9_-]{1,100}$/
@@ -48,6 +50,14 @@ export const controlAdminRoutes: AdminRoutes = (admin, { services }) => {
     const body = request.body as Static<typeof AdminDecideBody>
     const decider: Actor = { type: 'admin', id: request.admin?.id ?? 'admin' }
     return sendAdminData(reply, request, await control.decide(id, decider, body.decision, body.reason, request.id))
+  })
+
+  admin.get('/control/policies', async (request, reply) => sendAdminData(reply, request, [...(await control.policies.list()), builtInPolicy]))
+
+  admin.post('/control/policies/upsert', { schema: { body: PolicyFields } }, async (request, reply) => {
+    const actor: Actor = { type: 'admin', id: request.admin?.id ?? 'admin' }
+    const { policy, created } = await control.policyChanges.byOperator(request.body as Static<typeof PolicyFields>, actor, request.id)
+    return reply.type('application/json; charset=utf-8').send({ ok: true, data: policy, meta: { created }, requestId: request.id })
   })
 
   admin.get('/control/audit', { schema: { querystring: AdminAuditQuery } }, async (request, reply) => {

@@ -184,8 +184,8 @@ export class ApprovalStore {
     throw new ApiError('CONFLICT', `Approval ${id} changed while it was being decided; try again`)
   }
 
-  /** Marks an approved approval as used by `executionId`, inside the execution's transaction; false if it is no longer usable. */
-  async consume(tx: Db, id: string, executionId: string, now: number): Promise<boolean> {
+  /** Marks an approved approval as used (by `executionId`, null for a policy change) inside that write's transaction; false if it is no longer usable. */
+  async consume(tx: Db, id: string, executionId: string | null, now: number): Promise<boolean> {
     const res = await tx.updateTable('control_approvals')
       .set((eb) => ({ status: 'consumed', consumed_at: now, execution_id: executionId, version: eb('version', '+', 1) }))
       .where('id', '=', id).where('status', '=', 'approved').where('expires_at', '>', now).executeTakeFirst()

@@ -4,6 +4,8 @@
 // included, which no boundary names) is outside. An unbounded credential is not limited.
 import type { Boundaries } from '../auth/credentials.js'
 import type { ActionTarget } from './actions/control-action.js'
+import { allActions } from './actions/action-registry.js'
+import { patternRegex } from './policy.js'
 
 export interface BoundaryCheck {
   readonly bounded: boolean
@@ -31,4 +33,19 @@ export function checkBoundaries(boundaries: Boundaries | null, target: ActionTar
       break
   }
   return { bounded: true, allowed, problem: allowed ? null : `${what} is outside the credential's boundaries` }
+}
+
+/**
+ * Actions a policy pattern covers that a bounded credential's boundaries cannot contain. A
+ * policy applies to every target of the actions it covers, so a bounded credential may write
+ * only patterns whose actions all target what its boundaries name (entries for sections or
+ * entry ids, variants for product ids); orders lie outside every boundary.
+ */
+export function actionsOutsideBoundaries(boundaries: Boundaries | null, pattern: string): string[] {
+  if (boundaries === null) return []
+  const re = patternRegex(pattern)
+  const holds = (kind: ActionTarget['scope']['kind']) =>
+    kind === 'entry' ? (boundaries.sections?.length ?? 0) + (boundaries.entryIds?.length ?? 0) > 0
+      : kind === 'product' ? (boundaries.productIds?.length ?? 0) > 0 : false
+  return allActions().filter((a) => re.test(a.type) && !holds(a.boundary)).map((a) => a.type)
 }

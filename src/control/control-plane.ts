@@ -19,6 +19,7 @@ import { PolicyStore } from './policy-store.js'
 import { resolvePolicy } from './policy.js'
 import { ApprovalStore, type Approval } from './approval-store.js'
 import { ApprovalExpiry } from './approval-expiry.js'
+import { PolicyGovernance, POLICY_UPSERT } from './policy-governance.js'
 import type { Step } from './steps.js'
 
 export interface ApprovalRequest {
@@ -36,6 +37,8 @@ export class ControlPlane {
   readonly approvals: ApprovalStore
   readonly executions: ExecutionStore
   readonly expiry: ApprovalExpiry
+  /** Policy changes: operators directly; credentials directly unless they relax control. */
+  readonly policyChanges: PolicyGovernance
   /** Test-only seams (see ExecuteDeps.testHooks). */
   readonly testHooks: { afterSteps?: Step } = {}
 
@@ -44,6 +47,7 @@ export class ControlPlane {
     this.approvals = new ApprovalStore(database)
     this.executions = new ExecutionStore(database)
     this.expiry = new ApprovalExpiry(this.approvals, logger)
+    this.policyChanges = new PolicyGovernance(database, this.policies, this.approvals, this.expiry)
   }
 
   /** Appends one audit record in a transaction of its own. */
@@ -67,6 +71,8 @@ export class ControlPlane {
    * names nothing or breaks a limit is a 400 naming it.
    */
   async requestApproval(caller: Caller, body: ApprovalRequest, requestId: string | null): Promise<Approval> {
+    // A policy change that relaxes control is approved like an action (policy-governance.ts).
+    if (body.actionType === POLICY_UPSERT) return this.policyChanges.requestChange(caller, body, requestId)
     const action = actionOrThrow(body.actionType)
     const { errors, resolved } = await resolvePayload(action, body.payload, this.store)
     if (errors.length > 0 || !resolved) throw invalidMany(errors)

@@ -75,10 +75,11 @@ export function controlRoutes(services: Services): MachineRoute[] {
     },
     {
       ...common, method: 'POST', path: '/control/policies/upsert', key: 'control.policies.upsert', tag: 'control-policies', scope: 'control:policies:write',
-      summary: 'Create or replace a policy by handle (fields left out take their defaults); audited',
-      body: PolicyUpsertBody, data: PolicySchema, meta: Type.Object({ created: Type.Boolean() }, { additionalProperties: false }), errors: ['INVALID_REQUEST'],
+      summary: 'Create or replace a policy by handle (fields left out take their defaults); a change that relaxes control needs an approved policy.upsert approval; audited',
+      description: 'A change that relaxes control (no approval, fewer approvals, a longer approval TTL, a lower risk, a scope no longer required, a higher or removed limit, a blocked action unblocked, a pattern now covering actions a stricter policy decided) answers 409 CONFLICT with one detail per relaxation. Request approval with POST /control/approvals/request, actionType policy.upsert and the policy as payload; once a different decider approved it, repeat the upsert with approvalId. A bounded credential may write only patterns covering actions its boundaries can contain (403). Tightening changes are written directly.',
+      body: PolicyUpsertBody, data: PolicySchema, meta: Type.Object({ created: Type.Boolean() }, { additionalProperties: false }), errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'],
       handler: async ({ body, caller, request }: RouteContext) => {
-        const { policy, created } = await control.policies.upsert(body as Static<typeof PolicyUpsertBody>, credentialActor(caller), request.id)
+        const { policy, created } = await control.policyChanges.byCredential(caller, body as Static<typeof PolicyUpsertBody>, request.id)
         return { data: policy, meta: { created } }
       },
     },

@@ -51,7 +51,7 @@ export const PolicySchema = Type.Object({
   updatedBy: Nullable(Type.String()),
 }, { additionalProperties: false })
 
-export const PolicyUpsertBody = Type.Object({
+const policyFields = {
   handle: Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9][a-z0-9._-]*$' }),
   displayName: Type.String({ minLength: 1, maxLength: 200 }),
   actionPattern: Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._*-]+$', description: '`*` matches any run of characters' }),
@@ -62,6 +62,15 @@ export const PolicyUpsertBody = Type.Object({
   requiredScope: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 200 }))),
   approvalTtlMinutes: Type.Optional(Type.Number({ minimum: 0.01, maximum: 43_200, default: 60 })),
   limits: Type.Optional(PolicyLimitsSchema),
+}
+
+/** A policy as an operator writes it (admin API), and the payload of a `policy.upsert` approval. */
+export const PolicyFields = Type.Object(policyFields, { additionalProperties: false })
+
+/** The machine API's upsert: the policy, and the approval a change that relaxes control needs. */
+export const PolicyUpsertBody = Type.Object({
+  ...policyFields,
+  approvalId: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'An approved policy.upsert approval for exactly this policy (needed when the change relaxes control)' })),
 }, { additionalProperties: false })
 
 const Decision = Type.Object({

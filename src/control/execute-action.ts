@@ -12,7 +12,7 @@ import { appendAudit, type AuditOutcome } from './audit-log.js'
 import { canonicalJson, sha256Hex } from './canonical-json.js'
 import { credentialActor } from './actor.js'
 import { evaluateAction, reviewedStateOf, reviewedStateProblem } from './evaluate-action.js'
-import { executionView, isUniqueViolation, type Execution, type ExecutionStore, type StoredExecution } from './execution-store.js'
+import { executionView, type Execution, type ExecutionStore, type StoredExecution } from './execution-store.js'
 import type { PolicyStore } from './policy-store.js'
 import type { ApprovalStore } from './approval-store.js'
 import { runSteps, StepFailure, type Step } from './steps.js'
@@ -102,7 +102,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
     })
     return { execution: executionView(execution), replayed: false }
   } catch (err) {
-    if (isUniqueViolation(err)) {
+    if (deps.database.adapter.isUniqueViolation(err)) {
       const winner = await deps.executions.byKey(caller.credentialId, key)
       if (winner) return { execution: replay(winner, digest, key), replayed: true }
     }
@@ -127,7 +127,7 @@ async function record(deps: ExecuteDeps, e: StoredExecution, requestId: string |
     })
     return { execution: executionView(e), replayed: false }
   } catch (err) {
-    if (!isUniqueViolation(err)) throw err
+    if (!deps.database.adapter.isUniqueViolation(err)) throw err
     const winner = await deps.executions.byKey(e.executor.id, e.idempotencyKey)
     if (!winner) throw err
     return { execution: replay(winner, e.requestDigest, e.idempotencyKey), replayed: true }

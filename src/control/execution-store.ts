@@ -106,9 +106,3 @@ export class ExecutionStore {
     return { items: rows.slice(0, q.limit).map((r) => executionView(fromRow(r))), hasMore: rows.length > q.limit }
   }
 }
-
-/** A unique-constraint violation on either engine (here: the idempotency key). */
-export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: string } | null)?.code
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
-}

@@ -125,7 +125,7 @@ async function storageCheck(services: Services) {
 
 async function webhooksCheck(services: Services, readiness: readonly ReadinessCheck[], now: number) {
   const s = services.settings
-  const state = await readWebhookState(services.database.db, s.incidentWindowSeconds * 1000, now)
+  const state = await readWebhookState(services.database, s.incidentWindowSeconds * 1000, now)
   const related = readiness.filter((c) => ['webhookSettings', 'deliveryBacklog', 'workerHeartbeat', 'deadLetters'].includes(c.name))
   let receiver: { scheme: string; host: string } | null = null
   if (s.webhookUrl) {

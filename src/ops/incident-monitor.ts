@@ -5,7 +5,7 @@
 // most one open incident per category (a unique partial index), so every process that
 // evaluates agrees on what is open and since when.
 import { randomBytes } from 'node:crypto'
-import type { Db } from '../store/database.js'
+import type { Database, Db } from '../store/database.js'
 import type { Settings } from '../settings.js'
 import { incidentRules, severityOf, type IncidentRule, type Severity, type SignalSnapshot, type Threshold } from './incident-rules.js'
 import type { SignalRecorder } from './signal-recorder.js'
@@ -84,7 +84,11 @@ export class IncidentMonitor {
   private chain: Promise<void> = Promise.resolve()
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly db: Db, private readonly settings: Settings, private readonly recorder: SignalRecorder) {}
+  private readonly db: Db
+
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly recorder: SignalRecorder) {
+    this.db = database.db
+  }
 
   get windowMs(): number {
     return this.settings.incidentWindowSeconds * 1000
@@ -111,7 +115,7 @@ export class IncidentMonitor {
       windowSeconds: this.settings.incidentWindowSeconds,
       sums: await this.recorder.windowSums(now),
       webhooksConfigured: Boolean(this.settings.webhookUrl && this.settings.webhookSecret),
-      webhook: await readWebhookState(this.db, this.windowMs, now),
+      webhook: await readWebhookState(this.database, this.windowMs, now),
     }
   }
 

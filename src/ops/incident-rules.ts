@@ -78,6 +78,14 @@ export const incidentRules: readonly IncidentRule[] = [
     measure: (s) => ({ value: s.sums.rate_limited, rate: ratio(s.sums.rate_limited, attempts(s)) }),
   },
   {
+    category: 'rate_limit_store',
+    signal: 'rate_limit_fallbacks_in_window',
+    summary: 'Redis (PLUGIN_GATEHOUSE_REDIS_URL) cannot be reached: rate limits are counted per process, so each API process allows the full budget',
+    thresholds: { warn: { count: 1 } },
+    recommendedAction: 'Check that Redis runs and is reachable from every API process (readiness check rateLimitStore says why it is not); limits return to shared counters by themselves once it answers again.',
+    measure: (s) => ({ value: s.sums.rate_limit_fallbacks }),
+  },
+  {
     category: 'webhook_failures',
     signal: 'webhook_failed_attempts_in_window',
     summary: 'Webhook delivery attempts fail (non-2xx answers, timeouts or connection errors)',

@@ -36,7 +36,7 @@ export async function metricsSnapshot(ops: Operations, now = Date.now()): Promis
   const windowMs = services.settings.incidentWindowSeconds * 1000
   await ops.recorder.flush(now)
   const sums = await ops.recorder.windowSums(now)
-  const w = await readWebhookState(services.database.db, windowMs, now)
+  const w = await readWebhookState(services.database, windowMs, now)
   const open = (await ops.monitor.list({ limit: 200 })).filter((i) => i.status === 'open')
   return {
     version: VERSION,
@@ -60,6 +60,6 @@ export async function metricsSnapshot(ops: Operations, now = Date.now()): Promis
       warn: open.filter((i) => i.currentSeverity === 'warn').length,
       critical: open.filter((i) => i.currentSeverity === 'critical').length,
     },
-    approvalsPending: await readApprovalsPending(services.database.db, services.settings.writesExperimental),
+    approvalsPending: await readApprovalsPending(services.database, services.settings.writesExperimental),
   }
 }

@@ -50,6 +50,7 @@ export const MetricsData = Type.Object({
   window: Type.Object({
     seconds: Type.Integer(), requests: Type.Integer(), server_errors: Type.Integer(), auth_failures: Type.Integer(),
     scope_denials: Type.Integer(), rate_limited: Type.Integer(),
+    rate_limit_fallbacks: Type.Integer({ description: 'Requests counted in process memory because Redis was unavailable' }),
   }, { additionalProperties: false }),
   webhooks: Type.Object({
     available: Type.Boolean(),

@@ -9,6 +9,7 @@ import { schemaPlan } from '../store/schema-reconcile.js'
 import { differencesOf } from '../store/schema-plan.js'
 import type { IncidentMonitor } from './incident-monitor.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
+import { pointsAtSink } from '../webhooks/sink-url.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 export type Verdict = 'ready' | 'degraded' | 'not_ready'
@@ -32,7 +33,19 @@ export const READINESS_LIMITS = Object.freeze({
   backlogSize: 1000,
   heartbeatSeconds: 30,
   minSecretLength: 16,
+  /** Longest the database checks may take before the database counts as unreachable. */
+  databaseCheckMs: 2000,
 })
+
+class CheckTimeout extends Error {}
+
+/** `work`, or a CheckTimeout after `ms`: readiness answers in bounded time even when the database does not. */
+export function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const deadline = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new CheckTimeout()), ms) })
+  work.catch(() => {}) // a late failure after the deadline is not unhandled
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer))
+}
 
 const check = (name: string, status: CheckStatus, message: string, details?: Record<string, unknown>): ReadinessCheck =>
   ({ name, status, message, ...(details ? { details } : {}) })
@@ -46,19 +59,20 @@ export function verdictOf(checks: readonly ReadinessCheck[]): Verdict {
 async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
   try {
     const started = performance.now()
-    await sql`SELECT 1`.execute(services.database.db)
+    await withDeadline(sql`SELECT 1`.execute(services.database.db), READINESS_LIMITS.databaseCheckMs)
     const ms = Math.round((performance.now() - started) * 100) / 100
-    const pending = await pendingMigrations(services.database)
+    const pending = await withDeadline(pendingMigrations(services.database), READINESS_LIMITS.databaseCheckMs)
     return [
       check('database', 'ok', `${services.database.adapter.name} reachable`, { dialect: services.database.adapter.name, roundTripMs: ms }),
       pending.length === 0
         ? check('migrations', 'ok', 'all migrations applied')
         : check('migrations', 'fail', `${pending.length} migration(s) not applied; run gatehouse migrate`, { pending }),
-      pending.length === 0 ? await schemaCheck(services) : check('schema', 'fail', 'unknown until the migrations are applied'),
+      pending.length === 0 ? await withDeadline(schemaCheck(services), READINESS_LIMITS.databaseCheckMs) : check('schema', 'fail', 'unknown until the migrations are applied'),
     ]
-  } catch {
+  } catch (err) {
+    const problem = err instanceof CheckTimeout ? `the database did not answer within ${READINESS_LIMITS.databaseCheckMs} ms` : 'the database cannot be reached'
     return [
-      check('database', 'fail', 'the database cannot be reached', { dialect: services.database.adapter.name }),
+      check('database', 'fail', problem, { dialect: services.database.adapter.name }),
       check('migrations', 'fail', 'unknown while the database cannot be reached'),
       check('schema', 'fail', 'unknown while the database cannot be reached'),
     ]
@@ -73,12 +87,19 @@ async function schemaCheck(services: Services): Promise<ReadinessCheck> {
   return check('schema', status, `${differences.length} difference(s) between the resource declarations and the database (gatehouse migrate --dry-run lists them): ${differences[0].message}`, { differences })
 }
 
+function rateLimitCheck(services: Services): ReadinessCheck {
+  if (services.settings.rateLimitPerMinute === 0) return check('rateLimitStore', 'ok', 'rate limiting is off', { store: 'none' })
+  const h = services.rateLimiter.health()
+  if (h.degraded) return check('rateLimitStore', 'warn', `${h.problem ?? 'Redis unavailable'}; counting rate limits per process`, { store: 'memory', configured: h.store })
+  return check('rateLimitStore', 'ok', h.store === 'redis' ? 'rate-limit counters shared in Redis' : 'rate-limit counters in process memory', { store: h.store })
+}
+
 function webhookSettingsCheck(services: Services): ReadinessCheck {
   const s = services.settings
   if (!s.webhookUrl && !s.webhookSecret) return check('webhookSettings', 'ok', 'webhook delivery is not configured', { configured: false })
   if (!s.webhookUrl || !s.webhookSecret) return check('webhookSettings', 'fail', 'webhook URL and secret must be set together', { configured: false })
   const details = { configured: true, timeoutSeconds: s.webhookTimeoutSeconds, maxAttempts: s.webhookMaxAttempts }
-  if (s.webhookUrl.includes('/gatehouse/dev/webhook-test-sink')) {
+  if (pointsAtSink(s.webhookUrl)) {
     return check('webhookSettings', 'warn', 'deliveries go to the dev test sink; production receivers get nothing', details)
   }
   if (s.webhookSecret.length < READINESS_LIMITS.minSecretLength) {
@@ -121,13 +142,16 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
   const checks = await databaseChecks(services)
   const dbUp = checks[0].status === 'ok'
 
-  const count = dbUp ? await services.credentials.runtimeCredentialCount() : 0
+  const limit = READINESS_LIMITS.databaseCheckMs
+  const count = dbUp ? await withDeadline(services.credentials.runtimeCredentialCount(), limit).catch(() => 0) : 0
   checks.push(count > 0
     ? check('credentials', 'ok', `${count} credential(s) accepted`, { count })
     : check('credentials', dbUp ? 'warn' : 'fail', 'no credential is configured; machine clients cannot authenticate', { count }))
 
+  checks.push(rateLimitCheck(services))
   checks.push(webhookSettingsCheck(services))
-  if (dbUp) checks.push(...webhookQueueChecks(services, await readWebhookState(services.database.db, services.settings.incidentWindowSeconds * 1000, now)))
+  const webhookState = dbUp ? await withDeadline(readWebhookState(services.database, services.settings.incidentWindowSeconds * 1000, now), limit).catch(() => undefined) : undefined
+  if (webhookState) checks.push(...webhookQueueChecks(services, webhookState))
 
   const warnings = services.settings.warnings
   checks.push(warnings.length > 0
@@ -138,11 +162,13 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
   if (services.settings.providers.length > 0) checks.push(providersCheck(services))
 
   if (dbUp && monitor) {
-    await monitor.evaluate(now)
-    const open = (await monitor.list({ limit: 200 })).filter((i) => i.status === 'open')
-    checks.push(open.length > 0
-      ? check('incidents', 'warn', `${open.length} open incident(s)`, { open: open.map((i) => ({ id: i.id, category: i.category, severity: i.currentSeverity })) })
-      : check('incidents', 'ok', 'no open incidents'))
+    const open = await withDeadline(monitor.evaluate(now).then(() => monitor.list({ limit: 200 })), limit)
+      .then((all) => all.filter((i) => i.status === 'open')).catch(() => undefined)
+    if (open) {
+      checks.push(open.length > 0
+        ? check('incidents', 'warn', `${open.length} open incident(s)`, { open: open.map((i) => ({ id: i.id, category: i.category, severity: i.currentSeverity })) })
+        : check('incidents', 'ok', 'no open incidents'))
+    }
   }
   return { verdict: verdictOf(checks), checkedAt: new Date(now).toISOString(), checks }
 }

@@ -6,9 +6,9 @@
 import { sql } from 'kysely'
 import type { Db } from '../store/database.js'
 
-export type SignalName = 'requests' | 'server_errors' | 'auth_failures' | 'scope_denials' | 'rate_limited'
+export type SignalName = 'requests' | 'server_errors' | 'auth_failures' | 'scope_denials' | 'rate_limited' | 'rate_limit_fallbacks'
 
-export const SIGNAL_NAMES: readonly SignalName[] = ['requests', 'server_errors', 'auth_failures', 'scope_denials', 'rate_limited']
+export const SIGNAL_NAMES: readonly SignalName[] = ['requests', 'server_errors', 'auth_failures', 'scope_denials', 'rate_limited', 'rate_limit_fallbacks']
 
 const FLUSH_MS = 2000
 

@@ -77,7 +77,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     })
 
     panel.setErrorHandler(async (err, request, reply) => {
-      const known = toApiError(err, request)
+      const known = toApiError(err, request, opts.services.database.adapter)
       if (!known || known.code === 'INTERNAL_ERROR' || known.code === 'SERVICE_UNAVAILABLE') {
         request.log.error({ err, requestId: request.id }, 'control panel request failed')
       }

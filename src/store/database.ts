@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import pg from 'pg'
-import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely'
+import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely'
 
 // Kysely<any>: tables are derived from resource declarations at run time, so a static
 // database interface would be written twice. Row shapes are typed where they are read.
@@ -55,6 +55,17 @@ export interface DialectAdapter {
   uniqueViolation(err: unknown, table: string): string[] | undefined
   /** Every table of the connected schema with its columns and indexes, sorted by name. */
   describeTables(db: Db): Promise<TableInfo[]>
+  /**
+   * The database cannot be reached, dropped the connection, or did not answer within the
+   * connect, query or busy timeout: the request is answered 503 SERVICE_UNAVAILABLE.
+   */
+  isUnavailable(err: unknown): boolean
+  /** A deadlock or serialization failure (PostgreSQL), a stale snapshot (SQLite): safe to retry. */
+  isWriteConflict(err: unknown): boolean
+  /** A unique or primary-key constraint refused the row. */
+  isUniqueViolation(err: unknown): boolean
+  /** The table read does not exist (an older schema). */
+  isMissingTable(err: unknown): boolean
 }
 
 /** What the database says a table is (schema reconciliation and the schema snapshot test). */
@@ -83,6 +94,29 @@ export interface IndexInfo {
   readonly where: string | null
 }
 
+/** Bounds on waiting for the database (docs/configuration.md: database timeouts). */
+export interface DatabaseOptions {
+  /** PostgreSQL pool size (default 10). */
+  readonly poolSize?: number
+  /** PostgreSQL schema to use (tests isolate themselves in one). */
+  readonly schema?: string
+  /** PostgreSQL: longest wait for a new connection, TCP and start-up handshake (default 5000 ms). */
+  readonly connectTimeoutMs?: number
+  /**
+   * PostgreSQL: longest a statement may run (server-side statement_timeout); the client gives
+   * up on an answer a second after it (a server that stopped answering). Off by default:
+   * migrations, seeds and imports may run long; the server sets it from settings.
+   */
+  readonly queryTimeoutMs?: number
+  /** SQLite: longest wait for another connection's write lock (default 5000 ms). */
+  readonly busyTimeoutMs?: number
+  /** Called with errors of idle or checked-out PostgreSQL connections (logged; never thrown). */
+  readonly onConnectionError?: (err: Error) => void
+}
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000
+export const DEFAULT_BUSY_TIMEOUT_MS = 5000
+
 export interface Database {
   readonly db: Db
   readonly adapter: DialectAdapter
@@ -97,6 +131,20 @@ export interface Database {
 
 // pg returns BIGINT as strings by default; ids and millisecond timestamps fit in a double.
 pg.types.setTypeParser(20, (v: string) => Number(v))
+
+const code = (err: unknown) => (err as { code?: unknown } | null)?.code
+const message = (err: unknown) => String((err as { message?: unknown } | null)?.message ?? '')
+
+// Both engines: Kysely after destroy().
+const DESTROYED = /driver has already been destroyed/i
+
+const SQLITE_UNAVAILABLE = /^SQLITE_(CANTOPEN|NOTADB|IOERR|BUSY$|BUSY_RECOVERY|BUSY_TIMEOUT|CORRUPT|FULL|READONLY_DBMOVED)/
+
+// Node's socket errors, PostgreSQL's connection-exception class 08, shutdown and start-up
+// states (57P01-57P03), too many connections (53300), statement_timeout (57014), and the
+// messages pg and pg-pool give when a connection drops or a timeout expires.
+const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300', '57014'])
+const PG_UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
 
 const jsonPath = (path: readonly string[]) => '$' + path.map((p) => `."${p.replace(/"/g, '')}"`).join('')
 const pgPath = (path: readonly string[]) => `{${path.map((p) => `"${p.replace(/["{},]/g, '')}"`).join(',')}}`
@@ -138,7 +186,23 @@ const sqliteAdapter: DialectAdapter = {
   },
   doubleType: 'real',
   describeTables: describeSqliteTables,
+  isUnavailable: (err) => SQLITE_UNAVAILABLE.test(String(code(err) ?? '')) || DESTROYED.test(message(err)) || /database connection is not open/i.test(message(err)),
+  isWriteConflict: (err) => code(err) === 'SQLITE_BUSY_SNAPSHOT',
+  isUniqueViolation: (err) => code(err) === 'SQLITE_CONSTRAINT_UNIQUE' || code(err) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
+  isMissingTable: (err) => /no such table/i.test(message(err)),
 }
+
+/**
+ * A stored document as PostgreSQL's JSON operators can read it. `#>` and `#>>` parse the
+ * whole document and fail on the escape of a lone surrogate (`\ud800`) or of U+0000,
+ * which writes refuse but older rows may hold: one such row made every filtered list that
+ * scanned it fail. Those escapes are replaced by U+FFFD first, only in rows whose text has a
+ * `\u` escape at all (JSON.stringify writes one only for control characters and lone
+ * surrogates, never for a valid pair), so other rows cost one strpos.
+ */
+const PG_BAD_ESCAPE = '(?<!\\\\)((?:\\\\\\\\)*)\\\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)'
+const pgReadable = (column: string) =>
+  sql`(CASE WHEN strpos(${sql.ref(column)}::text, '\\u') = 0 THEN ${sql.ref(column)} ELSE regexp_replace(${sql.ref(column)}::text, ${PG_BAD_ESCAPE}, ${'\\1\uFFFD'}, 'g')::json END)`
 
 const postgresAdapter: DialectAdapter = {
   name: 'postgres',
@@ -150,15 +214,15 @@ const postgresAdapter: DialectAdapter = {
   bigintType: 'bigint',
   bool: (v) => v,
   docText: (column) => sql<string>`${sql.ref(column)}::text`,
-  jsonAt: (column, path) => sql<string | null>`((${sql.ref(column)} #> ${pgPath(path)})::text)`,
-  textAt: (column, path) => sql<string | null>`(${sql.ref(column)} #>> ${pgPath(path)})`,
+  jsonAt: (column, path) => sql<string | null>`((${pgReadable(column)} #> ${pgPath(path)})::text)`,
+  textAt: (column, path) => sql<string | null>`(${pgReadable(column)} #>> ${pgPath(path)})`,
   ilike: (expr, pattern) => sql<boolean>`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   anyElement: (column, path, test) =>
-    sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${sql.ref(column)} #> ${pgPath(path)}) = 'array' THEN ${sql.ref(column)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
+    sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${pgReadable(column)} #> ${pgPath(path)}) = 'array' THEN ${pgReadable(column)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
   elementJsonAt: (element, path) => sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`,
   elementTextAt: (element, path) => sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`,
   // #>> yields text: compare with the value's text.
-  textAtEquals: (column, path, value) => sql<boolean>`(${sql.ref(column)} #>> ${pgPath(path)}) = ${String(value)}`,
+  textAtEquals: (column, path, value) => sql<boolean>`(${pgReadable(column)} #>> ${pgPath(path)}) = ${String(value)}`,
   rowLocks: true,
   skipLocked: sql`FOR UPDATE SKIP LOCKED`,
   async transactionLock(tx, key) {
@@ -178,6 +242,11 @@ const postgresAdapter: DialectAdapter = {
   },
   doubleType: 'double precision',
   describeTables: describePostgresTables,
+  isUnavailable: (err) => PG_UNAVAILABLE_CODES.has(String(code(err) ?? '')) || /^08/.test(String(code(err) ?? ''))
+    || PG_UNAVAILABLE_MESSAGES.test(message(err)) || DESTROYED.test(message(err)),
+  isWriteConflict: (err) => code(err) === '40P01' || code(err) === '40001',
+  isUniqueViolation: (err) => code(err) === '23505',
+  isMissingTable: (err) => code(err) === '42P01',
 }
 
 const collapse = (text: string) => text.replace(/\s+/g, ' ').trim()
@@ -262,14 +331,16 @@ export function elementTextAt(adapter: DialectAdapter, element: string, path: re
   return sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`
 }
 
-export function openDatabase(url: string, options: { poolSize?: number; schema?: string } = {}): Database {
+export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
   if (url.startsWith('sqlite:')) {
     const file = url.slice('sqlite:'.length) || ':memory:'
     if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
-    const conn = new SQLite(file)
+    const conn = new SQLite(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS })
     conn.pragma('journal_mode = WAL')
     conn.pragma('synchronous = NORMAL')
-    conn.pragma('busy_timeout = 5000')
+    // Waiting for another process's write lock blocks this process (better-sqlite3 is
+    // synchronous), so the wait is bounded; past it the write answers 503.
+    conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`)
     conn.pragma('foreign_keys = ON')
     // Reads dominate: a 64 MiB page cache and memory-mapped reads keep hot pages out of syscalls.
     conn.pragma('cache_size = -65536')
@@ -283,16 +354,58 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
       close: () => db.destroy(),
     }
   }
+  const queryTimeout = options.queryTimeoutMs
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // A dead peer on an idle connection is noticed by the kernel, not only by the next query.
+    keepAlive: true,
+    ...(queryTimeout !== undefined && queryTimeout > 0
+      // The server cancels a long statement; the client stops waiting a second later, for a
+      // server that no longer answers at all (black-holed network).
+      ? { statement_timeout: queryTimeout, query_timeout: queryTimeout + 1000 }
+      : {}),
     // Tests isolate themselves in a schema of their own.
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   })
-  // An idle client error (server restart) must not crash the process; queries report it.
-  pool.on('error', () => {})
-  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
+  const onError = (err: Error) => options.onConnectionError?.(err)
+  // A connection that drops (server restart, network cut) emits 'error' on its client, idle
+  // or checked out; unhandled, that event would end the process. The query running on it
+  // fails with the same error and is answered 503; the pool replaces the connection.
+  pool.on('error', onError)
+  pool.on('connect', (client) => { client.on('error', onError) })
+  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) })
   return { db, adapter: postgresAdapter, url, close: () => db.destroy() }
+}
+
+/**
+ * Kysely releases a client back to the pool without saying whether it failed, so a client
+ * whose query timed out on a silent server would be handed out again, still waiting for that
+ * answer. This pool notes a client whose query failed for a reason other than the server's
+ * own error reply (a timeout, a dropped connection) and destroys it on release.
+ */
+function discardingBrokenClients(pool: pg.Pool): PostgresPool {
+  return {
+    async connect(): Promise<PostgresPoolClient> {
+      const client = await pool.connect()
+      let broken = false
+      const note = (err: unknown) => {
+        if (!(err instanceof pg.DatabaseError)) broken = true
+        throw err
+      }
+      return {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        query: ((...args: any[]) => {
+          // eslint-disable-next-line @typescript-eslint/no-explicit-any
+          const result = (client.query as (...a: any[]) => any)(...args)
+          return typeof result?.then === 'function' ? result.catch(note) : result
+        }) as PostgresPoolClient['query'],
+        release: () => client.release(broken ? new Error('connection discarded after a failed query') : undefined),
+      }
+    },
+    end: () => pool.end(),
+  }
 }
 
 /**

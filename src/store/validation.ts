@@ -17,9 +17,9 @@ function checker(schema: TObject): TypeCheck<TObject> {
 
 /** Problems with `value` under `schema`, one per field, with dotted paths. */
 export function schemaProblems(schema: TObject, value: unknown, prefix = ''): ErrorDetail[] {
-  // PostgreSQL cannot store U+0000 in text; refuse it for both engines alike.
-  const nul = nulPath(value, '')
-  if (nul !== undefined) return [{ param: prefix + (nul || '(body)'), problem: 'must not contain NUL characters' }]
+  // Text PostgreSQL cannot store or query: refused for both engines alike.
+  const bad = textProblem(value)
+  if (bad !== undefined) return [{ param: prefix + bad.param, problem: bad.problem }]
   const c = checker(schema)
   if (c.Check(value)) return []
   const seen = new Map<string, string>()
@@ -49,15 +49,39 @@ export function assertValid(schema: TObject, value: unknown, prefix = ''): void 
   if (problems.length > 0) throw invalidMany(problems)
 }
 
-/** The path of the first string containing U+0000, or undefined. */
-export function nulPath(value: unknown, path: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined
-  if (typeof value !== 'object' || value === null) return undefined
-  for (const [k, v] of Object.entries(value)) {
-    const key = k.includes('\u0000') ? (path ? `${path}.(key)` : '(key)') : undefined
-    if (key !== undefined) return key
-    const found = nulPath(v, path ? `${path}.${k}` : k)
-    if (found !== undefined) return found
+/**
+ * The first string (or object key) that no engine can store and compare faithfully: one
+ * with U+0000 (PostgreSQL text cannot hold it) or with a lone UTF-16 surrogate (`\ud800`
+ * without its pair: not Unicode text; PostgreSQL's JSON operators fail on its escape).
+ * Walks with an explicit stack, so a deeply nested value cannot overflow the call stack.
+ */
+export function textProblem(value: unknown, prefix = ''): { param: string; problem: string } | undefined {
+  const stack: [unknown, string][] = [[value, prefix]]
+  while (stack.length > 0) {
+    const [v, path] = stack.pop() as [unknown, string]
+    if (typeof v === 'string') {
+      const problem = stringProblem(v)
+      if (problem) return { param: path || '(body)', problem }
+      continue
+    }
+    if (typeof v !== 'object' || v === null) continue
+    const entries = Object.entries(v)
+    // Reversed onto the stack, so the first bad field in document order is the one named.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, child] = entries[i]
+      const keyProblem = stringProblem(k)
+      if (keyProblem) return { param: path ? `${path}.(key)` : '(key)', problem: keyProblem }
+      stack.push([child, path ? `${path}.${k}` : k])
+    }
   }
+  return undefined
+}
+
+// With the u flag a surrogate pair is one astral code point; only a lone surrogate is in Cs.
+const LONE_SURROGATE = /\p{Cs}/u
+
+function stringProblem(s: string): string | undefined {
+  if (s.includes('\u0000')) return 'must not contain NUL characters'
+  if (LONE_SURROGATE.test(s)) return 'must not contain lone UTF-16 surrogates (U+D800–U+DFFF without their pair)'
   return undefined
 }

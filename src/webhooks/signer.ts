@@ -1,9 +1,11 @@
-// Signs a delivery twice over the same key bytes (the UTF-8 bytes of
-// PLUGIN_GATEHOUSE_WEBHOOK_SECRET):
-//  - Gatehouse:         X-Gatehouse-Webhook-Signature: sha256=<lowercase hex HMAC-SHA256 of "<timestamp>.<body>">
-//  - Standard Webhooks: webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">
-// Standard Webhooks libraries take the key as `whsec_<base64 of the key bytes>`;
-// `standardWebhooksSecret` gives that form so receivers can configure it (docs/webhooks.md).
+// Signs a delivery twice:
+//  - Gatehouse:         X-Gatehouse-Webhook-Signature: sha256=<lowercase hex HMAC-SHA256 of "<timestamp>.<body>">,
+//                       keyed with PLUGIN_GATEHOUSE_WEBHOOK_SECRET exactly as configured (the spec's key);
+//  - Standard Webhooks: webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">, keyed
+//                       with the bytes a Standard Webhooks library derives from the same string: for a
+//                       `whsec_<base64>` secret (what Standard Webhooks tooling generates) the
+//                       base64-decoded remainder, otherwise the secret's UTF-8 bytes.
+// `standardWebhooksSecret` gives the `whsec_…` form a receiver configures (docs/webhooks.md).
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { userAgent } from './user-agent.js'
 
@@ -11,17 +13,24 @@ export interface SignedHeaders {
   readonly [name: string]: string
 }
 
+const WHSEC = 'whsec_'
+
+/** The key of the Standard Webhooks signature. */
+export function standardKey(secret: string): Buffer {
+  return secret.startsWith(WHSEC) ? Buffer.from(secret.slice(WHSEC.length), 'base64') : Buffer.from(secret, 'utf8')
+}
+
 export function gatehouseSignature(secret: string, timestamp: number, body: string): string {
   return 'sha256=' + createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')
 }
 
 export function standardSignature(secret: string, id: string, timestamp: number, body: string): string {
-  return 'v1,' + createHmac('sha256', secret).update(`${id}.${timestamp}.${body}`).digest('base64')
+  return 'v1,' + createHmac('sha256', standardKey(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')
 }
 
-/** The secret in the `whsec_…` form Standard Webhooks libraries expect. */
+/** The secret in the `whsec_…` form Standard Webhooks libraries expect (a whsec_ secret as it is). */
 export function standardWebhooksSecret(secret: string): string {
-  return 'whsec_' + Buffer.from(secret, 'utf8').toString('base64')
+  return secret.startsWith(WHSEC) ? secret : WHSEC + Buffer.from(secret, 'utf8').toString('base64')
 }
 
 /** Every header of a delivery attempt. `timestamp` is Unix seconds. */

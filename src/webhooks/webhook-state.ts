@@ -3,7 +3,7 @@
 // from a worker object, because workers may run in other processes (`gatehouse worker`).
 // A store without those tables (an older schema) reads as empty rather than failing.
 import { sql } from 'kysely'
-import type { Db } from '../store/database.js'
+import type { Database } from '../store/database.js'
 
 export interface WorkerHeartbeat {
   readonly workerId: string
@@ -32,15 +32,10 @@ export const EMPTY_WEBHOOK_STATE: WebhookState = Object.freeze({
   byStatus: { queued: 0, delivered: 0, failed: 0 }, window: { delivered: 0, failedAttempts: 0, deadLettered: 0 }, workers: [],
 })
 
-/** The error of reading a table that does not exist (PostgreSQL 42P01, or SQLite's message). */
-export function missingTable(err: unknown): boolean {
-  const e = err as { code?: string; message?: string }
-  return e?.code === '42P01' || /no such table/i.test(e?.message ?? '')
-}
-
 const num = (v: unknown) => (v === null || v === undefined ? 0 : Number(v))
 
-export async function readWebhookState(db: Db, windowMs: number, now = Date.now()): Promise<WebhookState> {
+export async function readWebhookState(database: Database, windowMs: number, now = Date.now()): Promise<WebhookState> {
+  const { db } = database
   try {
     const since = now - windowMs
     const status = await db.selectFrom('webhook_deliveries').select(['status', (eb) => eb.fn.countAll().as('n')]).groupBy('status').execute()
@@ -75,7 +70,7 @@ export async function readWebhookState(db: Db, windowMs: number, now = Date.now(
       })),
     }
   } catch (err) {
-    if (missingTable(err)) return EMPTY_WEBHOOK_STATE
+    if (database.adapter.isMissingTable(err)) return EMPTY_WEBHOOK_STATE
     throw err
   }
 }

@@ -115,3 +115,31 @@ test('the standardwebhooks raw-key option verifies an ASCII secret as given', as
     await receiver.close()
   }
 })
+
+test('a whsec_ secret (Standard Webhooks form) verifies with the standardwebhooks library given that same string; the Gatehouse header keeps the secret as configured', async () => {
+  // What Standard Webhooks tooling generates: whsec_ + base64 of random key bytes.
+  const keyBytes = Buffer.from('8c1f0e3b7a9d4c2e6f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c', 'hex')
+  const whsec = 'whsec_' + keyBytes.toString('base64')
+  const receiver = await startReceiver()
+  const app = await buildTestApp({
+    dialect: 'sqlite', webhookWorker: { pollMs: 50 },
+    env: { PLUGIN_GATEHOUSE_WEBHOOK_URL: receiver.url, PLUGIN_GATEHOUSE_WEBHOOK_SECRET: whsec },
+  })
+  try {
+    await app.services.store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
+    await receiver.waitFor((r) => r.length >= 1)
+    const r = receiver.received[0]
+    const headers = r.headers as Record<string, string>
+    // The receiver configures the library with exactly the string it configured us with.
+    assert.deepEqual(new Webhook(whsec).verify(r.body, headers), JSON.parse(r.body))
+    assert.equal(standardWebhooksSecret(whsec), whsec, 'a whsec_ secret is already in the form receivers use')
+    // The key is the decoded bytes, not the string's UTF-8 bytes (what failed before).
+    assert.throws(() => new Webhook('whsec_' + Buffer.from(whsec).toString('base64')).verify(r.body, headers), /No matching signature/)
+    // X-Gatehouse-Webhook-Signature: the spec's key, the secret exactly as configured.
+    assert.equal(verifyGatehouse(r, whsec), true)
+    assert.equal(verifyGatehouse(r, keyBytes.toString('latin1')), false)
+  } finally {
+    await app.close()
+    await receiver.close()
+  }
+})

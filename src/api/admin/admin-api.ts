@@ -6,9 +6,11 @@
 // Other parts add admin endpoints by writing a file that exports an `AdminRoutes` function
 // and passing it in `routes` where src/app.ts calls `adminApi` (see docs/architecture.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError } from '../../contract/errors.js'
+import { ApiError, invalid } from '../../contract/errors.js'
 import type { Services } from '../../services.js'
 import { sendError } from '../error-handler.js'
+import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-body.js'
+import { textProblem } from '../../store/validation.js'
 import { makeAdminAuthenticator, type AdminSessionResolver } from './admin-auth.js'
 import { ADMIN_BASE_PATH, type AdminRouteContext, type AdminRoutes } from './admin-route.js'
 import { recordRoutes } from './record-routes.js'
@@ -65,11 +67,18 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
     // Only JSON bodies: without this Fastify would also accept text/plain.
     admin.removeAllContentTypeParsers()
     admin.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+      if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(bodyTooDeep(), undefined)
       try {
         done(null, (body as string).length === 0 ? undefined : JSON.parse(body as string))
       } catch {
         done(new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }]), undefined)
       }
+    })
+    // Every admin body (records, credentials, policies, decisions): no NUL characters or lone
+    // surrogates in any string, named in the 400 like any other bad field.
+    admin.addHook('preValidation', async (request) => {
+      const bad = textProblem(request.body)
+      if (bad !== undefined) throw invalid(bad.param, bad.problem)
     })
 
     for (const routes of [...builtInAdminRoutes, ...(opts.routes ?? [])]) await routes(admin, ctx)

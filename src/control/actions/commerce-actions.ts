@@ -35,6 +35,7 @@ export const setPrice = defineAction<SetPrice>({
     price: Type.Number({ minimum: 0, maximum: 1e9, description: 'The new price' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
+  boundary: 'product',
   resolve: (p, read) => variantTarget(read, p.variantId),
   limits(p, current, limits) {
     const old = (current?.price as number | undefined) ?? 0
@@ -69,6 +70,7 @@ export const adjustStock = defineAction<AdjustStock>({
     delta: Type.Integer({ minimum: -1e9, maximum: 1e9, description: 'Units to add (negative: to take away); not 0' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'low',
+  boundary: 'product',
   async resolve(p, read) {
     if (p.delta === 0) throw invalid('payload.delta', 'must not be 0')
     return variantTarget(read, p.variantId)
@@ -99,6 +101,7 @@ export const setOrderStatus = defineAction<SetStatus>({
     status: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$', description: 'An order status handle' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
+  boundary: 'none',
   resolve: (p, read) => orderTarget(read, p.orderId),
   limits: () => [],
   steps: [updateStep<SetStatus>('setStatus', 'orders', (c) => c.payload.orderId, (_o, c) => ({ status: c.payload.status }))],
@@ -121,6 +124,7 @@ export const refundOrder = defineAction<Refund>({
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'high',
+  boundary: 'none',
   resolve: (p, read) => orderTarget(read, p.orderId),
   limits(p, current, limits) {
     const left = refundable(current)

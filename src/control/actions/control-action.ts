@@ -44,6 +44,11 @@ export interface ControlAction<P = Record<string, unknown>> {
   readonly summary: string
   readonly payload: TObject
   readonly defaultRiskLevel: RiskLevel
+  /**
+   * Which boundary can contain its targets (ActionTarget.scope.kind): a bounded credential
+   * may write only policies whose patterns cover actions its boundaries can contain.
+   */
+  readonly boundary: ActionTarget['scope']['kind']
   /** Reads what the payload names as stored now; throws invalid('payload.…') when it names nothing. */
   resolve(payload: P, read: StoreWriter): Promise<Resolved>
   limits(payload: P, current: Doc | undefined, limits: PolicyLimits): LimitResult[]

@@ -45,6 +45,7 @@ export const updateDraft = defineAction<UpdateDraft>({
     fields: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the draft\'s custom fields' })),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'low',
+  boundary: 'entry',
   async resolve(p, read): Promise<Resolved> {
     const entryId = p.entryId ?? null
     if (entryId !== null) {
@@ -108,6 +109,7 @@ export const publishDraft = defineAction<PublishDraft>({
   summary: 'Apply a draft to its entry (title, slug, fields), or create the entry from a draft of a new entry; the draft is removed',
   payload: Type.Object({ draftId: Type.Integer({ minimum: 1, description: 'The draft (result.draftId of entry.updateDraft)' }) }, { additionalProperties: false }),
   defaultRiskLevel: 'high',
+  boundary: 'entry',
   async resolve(p, read): Promise<Resolved> {
     const draft = await read.get('entry-drafts', p.draftId)
     if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)

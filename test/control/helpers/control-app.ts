@@ -25,7 +25,12 @@ export interface ControlApp extends TestApp {
   execute(token: string, body: unknown, key?: string): Promise<TestResponse>
   request(token: string, actionType: string, payload: Record<string, unknown>, extra?: Record<string, unknown>): Promise<TestResponse>
   decide(token: string, approvalId: string, decision: 'approve' | 'reject', reason?: string): Promise<TestResponse>
+  /** Writes a policy as an operator (admin API): directly, relaxing or not. */
   upsertPolicy(policy: Record<string, unknown>): Promise<TestResponse>
+  /** Writes a policy through the machine API with a credential holding control:policies:write (relaxing changes need an approval). */
+  upsertPolicyAsCredential(policy: Record<string, unknown>, token?: string): Promise<TestResponse>
+  /** A request to the admin API with the admin token. */
+  admin(method: 'GET' | 'POST', url: string, body?: unknown): Promise<TestResponse>
   /** Number of rows in a table. */
   count(table: string): Promise<number>
   /** Audit records other than credential lifecycle ones (every issued test token adds one). */
@@ -40,7 +45,16 @@ export async function controlApp(dialect: DialectName, env: Record<string, strin
   const app = await buildTestApp({ dialect, env: { PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true', PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN, ...env } })
   const { ids } = await seedSmallCatalog(app.services.store)
   const policyToken = await app.issueToken(['control:policies:write'])
+  const admin = async (method: 'GET' | 'POST', url: string, body?: unknown): Promise<TestResponse> => {
+    const res = await app.app.inject({
+      method, url: `/gatehouse/admin/v1${url}`,
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      payload: body === undefined ? undefined : JSON.stringify(body),
+    })
+    return { statusCode: res.statusCode, headers: res.headers, body: res.body, json: () => JSON.parse(res.body) }
+  }
   return Object.assign(app, {
+    admin,
     ids,
     token: (scopes: readonly string[], extra?: Record<string, unknown>) => app.issueToken(scopes, extra),
     execute: (token: string, body: unknown, key = `key-${++keys}`) => app.post(`${CONTROL}/actions/execute`, body, token, { 'idempotency-key': key }),
@@ -48,7 +62,8 @@ export async function controlApp(dialect: DialectName, env: Record<string, strin
       app.post(`${CONTROL}/approvals/request`, { actionType, payload, metadata: provenance, ...extra }, token),
     decide: (token: string, approvalId: string, decision: 'approve' | 'reject', reason = 'looks right') =>
       app.post(`${CONTROL}/approvals/decide`, { approvalId, decision, reason }, token),
-    upsertPolicy: (policy: Record<string, unknown>) => app.post(`${CONTROL}/policies/upsert`, policy, policyToken),
+    upsertPolicy: (policy: Record<string, unknown>) => admin('POST', '/control/policies/upsert', policy),
+    upsertPolicyAsCredential: (policy: Record<string, unknown>, token = policyToken) => app.post(`${CONTROL}/policies/upsert`, policy, token),
     async count(table: string) {
       const row = await app.database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
       return Number(row.n)

@@ -1,0 +1,34 @@
+// JSON request bodies: a nesting limit checked on the raw text before parsing. Parsing a
+// deeply nested body is cheap, but every recursive walk after it (validation, the NUL and
+// surrogate check, canonical JSON for digests, JSON.stringify) would overflow the stack on
+// 10,000 levels and answer 500. No request of ours needs more than a few levels.
+import { ApiError } from '../contract/errors.js'
+
+/** Deepest nesting of objects and arrays a request body may have (docs/api.md). */
+export const MAX_JSON_DEPTH = 64
+
+/** Whether JSON text nests objects and arrays deeper than `max`; a scan, no recursion. */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++ // a backslash escapes the next character
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) {
+      inString = true
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++depth > max) return true
+    } else if (c === 0x7d || c === 0x5d) {
+      depth--
+    }
+  }
+  return false
+}
+
+export function bodyTooDeep(): ApiError {
+  return new ApiError('INVALID_REQUEST', `Request body nests deeper than ${MAX_JSON_DEPTH} levels`, [
+    { param: '(body)', problem: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` },
+  ])
+}

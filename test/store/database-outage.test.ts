@@ -1,0 +1,176 @@
+// A database outage is answered 503 SERVICE_UNAVAILABLE within the documented bounds (connect
+// timeout, query timeout, SQLite busy timeout), and service recovers by itself. A connection
+// dropped while a query runs never takes the process down: the request answers 503, the pool
+// replaces the connection, and the process keeps serving. PostgreSQL is reached through a
+// loopback proxy that refuses, black-holes or cuts connections; SQLite is locked by another
+// connection.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import SQLite from 'better-sqlite3'
+import { pino } from 'pino'
+import { sql } from 'kysely'
+import { buildApp, type GatehouseApp } from '../../src/app.js'
+import { PG_URL, testDatabase, testDialects, testSettings } from '../helpers/test-app.js'
+import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+
+const ADMIN = 'admin-token-for-outage-tests'
+const CONNECT_MS = 500
+const QUERY_MS = 800
+
+interface Answer { status: number; code?: string; ms: number; retryAfter?: string }
+
+/** An app that opens its store from settings, as `gatehouse serve` does. */
+async function servingApp(databaseUrl: string, env: Record<string, string> = {}): Promise<GatehouseApp> {
+  const settings = testSettings({
+    PLUGIN_GATEHOUSE_DATABASE_URL: databaseUrl, PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN,
+    PLUGIN_GATEHOUSE_DATABASE_CONNECT_TIMEOUT_MS: String(CONNECT_MS), PLUGIN_GATEHOUSE_DATABASE_QUERY_TIMEOUT_MS: String(QUERY_MS), ...env,
+  })
+  return buildApp({ settings, logger: pino({ level: 'silent' }), webhookWorker: false })
+}
+
+async function call(app: GatehouseApp, method: 'GET' | 'POST', url: string, token?: string, body?: unknown): Promise<Answer> {
+  const started = performance.now()
+  const res = await app.app.inject({
+    method, url, payload: body === undefined ? undefined : JSON.stringify(body),
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+  })
+  const ms = Math.round(performance.now() - started)
+  const parsed = res.headers['content-type']?.toString().includes('json') ? JSON.parse(res.body) : {}
+  return { status: res.statusCode, code: parsed.error?.code ?? (parsed.ok === false ? 'not ok' : undefined), ms, retryAfter: res.headers['retry-after'] as string | undefined }
+}
+
+/** The requests an outage must answer: reads, an admin write, readiness and the probes. */
+async function sweep(app: GatehouseApp, token: string, n: number): Promise<Record<string, Answer>> {
+  return {
+    list: await call(app, 'GET', '/gatehouse/v1/tags', token),
+    write: await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: `T${n}`, slug: `t-${n}` }),
+    health: await call(app, 'GET', '/gatehouse/v1/health', token),
+    readiness: await call(app, 'GET', '/gatehouse/v1/readiness', token),
+    readyz: await call(app, 'GET', '/readyz'),
+  }
+}
+
+/** Catches what would otherwise end the process (an unhandled 'error' event from pg). */
+function watchCrashes(t: { after(fn: () => void): void }): unknown[] {
+  const crashes: unknown[] = []
+  const onCrash = (err: unknown) => { crashes.push(err) }
+  process.on('uncaughtException', onCrash)
+  process.on('unhandledRejection', onCrash)
+  t.after(() => { process.off('uncaughtException', onCrash); process.off('unhandledRejection', onCrash) })
+  return crashes
+}
+
+if ((await testDialects()).includes('postgres')) {
+  const proxied = async (t: { after(fn: () => Promise<void> | void): void }) => {
+    const base = await testDatabase('postgres')
+    const target = new URL(PG_URL)
+    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const url = new URL(PG_URL)
+    url.port = String(proxy.port)
+    url.searchParams.set('options', `-c search_path=${base.schema}`)
+    const app = await servingApp(url.toString())
+    t.after(async () => { await proxy.setMode('forward'); await app.close(); await proxy.close(); await base.destroy() })
+    const { token } = await app.services.credentials.create({ label: 'outage', scopes: ['tags:read', 'health:read', 'readiness:read'] })
+    return { app, proxy, token }
+  }
+
+  test('postgres: refused, then black-holed: every route answers 503 within the connect timeout, then recovers without a restart', async (t) => {
+    const crashes = watchCrashes(t)
+    const { app, proxy, token } = await proxied(t)
+    const up = await sweep(app, token, 0)
+    assert.deepEqual(Object.values(up).map((a) => a.status), [200, 201, 200, 200, 200], JSON.stringify(up))
+
+    for (const mode of ['refuse', 'blackhole'] as const) {
+      await proxy.setMode(mode)
+      // Past the two-second credential cache, so authentication needs the database too (a
+      // failed lookup caches nothing, so once is enough).
+      if (mode === 'refuse') await new Promise((r) => setTimeout(r, 2100))
+      const down = await sweep(app, token, 1)
+      for (const [name, a] of Object.entries(down)) {
+        const bound = CONNECT_MS + 1000
+        assert.ok(a.ms <= bound, `${mode}: ${name} answered after ${a.ms} ms (bound ${bound})`)
+        if (name === 'readyz') assert.deepEqual([a.status, a.code], [503, 'not ok'], `${mode}: ${name}`)
+        else {
+          assert.deepEqual([a.status, a.code], [503, 'SERVICE_UNAVAILABLE'], `${mode}: ${name} ${JSON.stringify(a)}`)
+          assert.equal(a.retryAfter, '5')
+        }
+      }
+    }
+    assert.ok(proxy.accepted > 0)
+
+    await proxy.setMode('forward')
+    const back = await sweep(app, token, 2)
+    assert.deepEqual(Object.values(back).map((a) => a.status), [200, 201, 200, 200, 200], JSON.stringify(back))
+    assert.equal((await app.app.inject({ url: '/gatehouse/v1/readiness', headers: { authorization: `Bearer ${token}` } })).json().data.checks[0].status, 'ok')
+    assert.deepEqual(crashes, [])
+  })
+
+  test('postgres: a connection that stops answering or is cut mid-query answers 503 within the query timeout; the process keeps serving and the pool replaces it', async (t) => {
+    const crashes = watchCrashes(t)
+    const { app, proxy, token } = await proxied(t)
+    assert.equal((await call(app, 'GET', '/gatehouse/v1/tags', token)).status, 200)
+
+    // Established connections go silent: the statement never returns.
+    await proxy.setMode('blackhole')
+    const silent = await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'Silent', slug: 'silent' })
+    assert.deepEqual([silent.status, silent.code], [503, 'SERVICE_UNAVAILABLE'])
+    assert.ok(silent.ms <= QUERY_MS + 1000 + 700, `answered after ${silent.ms} ms (query timeout ${QUERY_MS} ms + 1 s)`)
+    await proxy.setMode('forward')
+    // The silent connection was discarded, not handed out again.
+    const after = await call(app, 'GET', '/gatehouse/v1/tags', token)
+    assert.equal(after.status, 200, JSON.stringify(after))
+    assert.ok(after.ms < 1000, `served in ${after.ms} ms`)
+
+    // A long query in flight when the connection is cut (no process crash, an error to its caller).
+    const sleeping = sql`SELECT pg_sleep(2)`.execute(app.services.database.db)
+    const request = call(app, 'GET', '/gatehouse/v1/tags', token)
+    await new Promise((r) => setTimeout(r, 300))
+    const cutAt = Date.now()
+    proxy.cut()
+    await assert.rejects(sleeping, /Connection terminated|terminated unexpectedly|ECONNRESET/)
+    assert.ok(Date.now() - cutAt < 1000)
+    assert.equal((await request).status, 200, 'a request finished before the cut is unaffected')
+
+    // A request whose query is on the wire when the connection drops.
+    await proxy.setMode('blackhole')
+    const inFlight = call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'Cut', slug: 'cut' })
+    await new Promise((r) => setTimeout(r, 200))
+    proxy.cut()
+    const cut = await inFlight
+    assert.deepEqual([cut.status, cut.code], [503, 'SERVICE_UNAVAILABLE'], JSON.stringify(cut))
+    assert.ok(cut.ms < 2000, `answered after ${cut.ms} ms`)
+
+    // Idle pooled connections cut too: the pool's clients report errors; nothing crashes.
+    await proxy.setMode('forward')
+    assert.equal((await call(app, 'GET', '/gatehouse/v1/tags', token)).status, 200)
+    proxy.cut()
+    await new Promise((r) => setTimeout(r, 200))
+    const served = await Promise.all([1, 2, 3].map(() => call(app, 'GET', '/gatehouse/v1/tags', token)))
+    assert.deepEqual(served.map((a) => a.status), [200, 200, 200])
+    assert.equal((await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'Again', slug: 'again' })).status, 201)
+    assert.deepEqual(crashes, [], 'no uncaught error reached the process')
+  })
+}
+
+test('sqlite: a write locked out by another process answers 503 after the busy timeout; reads go on; it recovers when the lock is released', async (t) => {
+  const base = await testDatabase('sqlite')
+  const app = await servingApp(base.url, { PLUGIN_GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '300' })
+  t.after(async () => { await app.close(); await base.destroy() })
+  const { token } = await app.services.credentials.create({ label: 'outage', scopes: ['tags:read', 'health:read', 'readiness:read'] })
+  assert.equal((await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'A', slug: 'a' })).status, 201)
+
+  // Another process holds the write lock.
+  const other = new SQLite(base.url.slice('sqlite:'.length))
+  other.exec('BEGIN EXCLUSIVE')
+  try {
+    const locked = await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'B', slug: 'b' })
+    assert.deepEqual([locked.status, locked.code], [503, 'SERVICE_UNAVAILABLE'], JSON.stringify(locked))
+    assert.ok(locked.ms >= 250 && locked.ms < 300 + 1000, `answered after ${locked.ms} ms (busy timeout 300 ms)`)
+    const read = await call(app, 'GET', '/gatehouse/v1/tags', token)
+    assert.equal(read.status, 200, 'readers are not blocked (WAL)')
+  } finally {
+    other.exec('ROLLBACK')
+    other.close()
+  }
+  assert.equal((await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'B', slug: 'b' })).status, 201)
+})
