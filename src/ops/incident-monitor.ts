@@ -84,7 +84,8 @@ export class IncidentMonitor {
   private chain: Promise<void> = Promise.resolve()
   private timer: NodeJS.Timeout | undefined
 
-  constructor(private readonly db: Db, private readonly settings: Settings, private readonly recorder: SignalRecorder) {}
+  /** `workflowsOverdue` counts overdue workflows (the job runtime owns its tables). */
+  constructor(private readonly db: Db, private readonly settings: Settings, private readonly recorder: SignalRecorder, private readonly workflowsOverdue: () => Promise<number>) {}
 
   get windowMs(): number {
     return this.settings.incidentWindowSeconds * 1000
@@ -112,6 +113,7 @@ export class IncidentMonitor {
       sums: await this.recorder.windowSums(now),
       webhooksConfigured: Boolean(this.settings.webhookUrl && this.settings.webhookSecret),
       webhook: await readWebhookState(this.db, this.windowMs, now),
+      workflowsOverdue: await this.workflowsOverdue(),
     }
   }
 

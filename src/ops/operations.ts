@@ -16,7 +16,7 @@ export class Operations {
 
   constructor(readonly services: Services) {
     this.recorder = new SignalRecorder(services.database.db, services.settings.incidentWindowSeconds * 1000)
-    this.monitor = new IncidentMonitor(services.database.db, services.settings, this.recorder)
+    this.monitor = new IncidentMonitor(services.database.db, services.settings, this.recorder, async () => (await services.jobs.overdue(0)).count)
   }
 
   /** MachineApiOptions.onAnswered: every answered machine request, denied ones included. */

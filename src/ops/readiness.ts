@@ -109,6 +109,14 @@ function webhookQueueChecks(services: Services, w: WebhookState): ReadinessCheck
   return out
 }
 
+async function workflowsCheck(services: Services): Promise<ReadinessCheck> {
+  const { count, sample } = await services.jobs.overdue(20)
+  const graceSeconds = services.jobs.overdueGraceMs / 1000
+  return count > 0
+    ? check('workflows', 'warn', `${count} workflow(s) overdue: due for more than ${graceSeconds} s with no run started`, { overdue: count, graceSeconds, workflows: sample })
+    : check('workflows', 'ok', 'no workflow is overdue', { overdue: 0, graceSeconds })
+}
+
 export async function checkReadiness(services: Services, monitor: IncidentMonitor | undefined, now = Date.now()): Promise<Readiness> {
   const checks = await databaseChecks(services)
   const dbUp = checks[0].status === 'ok'
@@ -120,6 +128,8 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
 
   checks.push(webhookSettingsCheck(services))
   if (dbUp) checks.push(...webhookQueueChecks(services, await readWebhookState(services.database.db, services.settings.incidentWindowSeconds * 1000, now)))
+
+  if (dbUp) checks.push(await workflowsCheck(services))
 
   const warnings = services.settings.warnings
   checks.push(warnings.length > 0
