@@ -22,6 +22,7 @@ function describeSchema(s: TSchema): string {
     if (literals.length === (s.anyOf as TSchema[]).length) return literals.map((l) => `\`${String(l)}\``).join(', ')
     return (s.anyOf as TSchema[]).map(describeSchema).join(' or ')
   }
+  if (Array.isArray(s.enum)) return [(s.enum as unknown[]).map((l) => `\`${String(l)}\``).join(', '), ...(s.default !== undefined ? [`default ${String(s.default)}`] : [])].join('; ')
   const bits: string[] = [String(s.type ?? 'any')]
   if (s.format) bits.push(s.format as string)
   if (s.minimum !== undefined || s.maximum !== undefined) bits.push(`${s.minimum ?? ''}..${s.maximum ?? ''}`)

@@ -26,6 +26,8 @@ import { dlqRoutes } from './webhooks/dlq-routes.js'
 import { webhookAdminRoutes } from './webhooks/admin-routes.js'
 import { controlRoutes } from './control/control-routes.js'
 import { controlAdminRoutes } from './control/admin-routes.js'
+import { jobRoutes } from './jobs/job-routes.js'
+import { jobAdminRoutes } from './jobs/job-admin-routes.js'
 import { registerTestSink } from './webhooks/test-sink.js'
 import { sinkEnabled } from './webhooks/sink-url.js'
 import type { WorkerOptions } from './webhooks/delivery-worker.js'
@@ -153,11 +155,12 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...dlqRoutes(services),
     ...controlRoutes(services),
     ...providerRoutes(services),
+    ...jobRoutes(services),
   ]
   routes.push(...contractRoutes(services, () => routes))
   routes.push(...templateRoutes(settings, () => routes))
 
-  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
+  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })
@@ -168,9 +171,12 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     services.control.start()
     app.addHook('onClose', async () => { await services.control.close() })
   }
+  // Runs whose lease ran out are abandoned on a timer in every serving process (safe across processes).
+  services.jobs.start()
+  app.addHook('onClose', async () => { await services.jobs.close() })
   // A control-panel session also authenticates the admin API (docs/control-panel.md).
   const panelSessions = new PanelSessions(database, settings)
-  await adminApi(app, { services, routes: [webhookAdminRoutes, controlAdminRoutes], sessionResolver: panelSessions.adminResolver })
+  await adminApi(app, { services, routes: [webhookAdminRoutes, controlAdminRoutes, jobAdminRoutes], sessionResolver: panelSessions.adminResolver })
   await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor) })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)

@@ -14,8 +14,9 @@ import { PageCache } from './api/page-cache.js'
 import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 import { ControlPlane } from './control/control-plane.js'
-import { auditCredentialChange, auditWebhookOperation } from './control/audit-hooks.js'
+import { auditCredentialChange, auditJobEvent, auditWebhookOperation } from './control/audit-hooks.js'
 import { ProviderRegistry } from './providers/provider-registry.js'
+import { JobRuntime } from './jobs/job-runtime.js'
 
 export interface Services {
   readonly settings: Settings
@@ -35,6 +36,8 @@ export interface Services {
   readonly control: ControlPlane
   /** External resource providers (DESIGN §11): empty until `load()`, which the app calls. */
   readonly providers: ProviderRegistry
+  /** Workflows, run reports with leases, the read boundary (DESIGN §9); its lease timer runs only in the app. */
+  readonly jobs: JobRuntime
   readonly logger: Logger
   readonly startedAt: number
 }
@@ -54,6 +57,16 @@ export async function createServices(settings: Settings, database: Database, log
   const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
   // Credential lifecycle changes land in the audit log, in their own transaction.
   const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
+  const control = new ControlPlane(database, store, logger, scopes)
+  // Workflow changes and run reports are audited too; run reports name approvals of the control plane.
+  const jobs = new JobRuntime(database, {
+    leaseMs: settings.jobsLeaseSeconds * 1000,
+    overdueGraceMs: settings.jobsOverdueGraceSeconds * 1000,
+    audit: auditJobEvent,
+    approvalRequester: control.approvalRequester,
+    credentialExists: (id) => credentials.exists(id),
+    logger,
+  })
   return {
     settings,
     database,
@@ -67,8 +80,9 @@ export async function createServices(settings: Settings, database: Database, log
     // SQLite only: our own commits plus other processes' (data_version) version the pages.
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
-    control: new ControlPlane(database, store, logger, scopes),
+    control,
     providers: new ProviderRegistry(settings, logger),
+    jobs,
     logger,
     startedAt: Date.now(),
   }

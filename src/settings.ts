@@ -59,6 +59,10 @@ export interface Settings {
   readonly changesRetentionDays: number
   /** Length of the sliding window incidents are judged over (docs/operations.md). */
   readonly incidentWindowSeconds: number
+  /** How long a started workflow run holds its occurrence before it is abandoned (docs/jobs.md). */
+  readonly jobsLeaseSeconds: number
+  /** How long a workflow may stay due without a run before it counts as overdue. */
+  readonly jobsOverdueGraceSeconds: number
   readonly providers: readonly string[]
   /** The built-in redirects provider's file (CSV with a header row, or JSON lines). */
   readonly redirectsFile?: string
@@ -182,6 +186,8 @@ export function loadSettings(env: Env = process.env): Settings {
     httpIdleTimeoutMs: int('HTTP_IDLE_TIMEOUT_MS', 60000, 1),
     changesRetentionDays: int('CHANGES_RETENTION_DAYS', 90, 1),
     incidentWindowSeconds: int('INCIDENT_WINDOW_SECONDS', 300, 1, { value: 86_400, clamp: false }),
+    jobsLeaseSeconds: int('JOBS_LEASE_SECONDS', 900, 1, { value: 86_400, clamp: false }),
+    jobsOverdueGraceSeconds: int('JOBS_OVERDUE_GRACE_SECONDS', 900, 0, { value: 604_800, clamp: false }),
     providers,
     redirectsFile,
     logLevel: read('LOG_LEVEL') ?? 'info',

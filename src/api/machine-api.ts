@@ -27,6 +27,11 @@ export interface MachineApiOptions {
   readonly routes: readonly MachineRoute[]
   /** Serves cacheable routes' repeated requests until the next write. */
   readonly pageCache?: PageCache
+  /**
+   * What else, besides the caller's scopes and the query, a cacheable answer depends on for
+   * this caller (the read boundary of an open workflow run); part of the page-cache key.
+   */
+  readonly cacheVariant?: (caller: Caller) => Promise<string>
   /** Called for every answered machine request (metrics). */
   readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void
   /** Called when authentication, scope or rate checks turn a request away. */
@@ -155,7 +160,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         const caller = request.caller as Caller
         const run = () => route.handler({ request, reply, caller, query: request.query, body: request.body })
         const result = route.cacheable && opts.pageCache
-          ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)
+          ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${(await opts.cacheVariant?.(caller)) ?? ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)
           : await run()
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)

@@ -210,6 +210,12 @@ export class CredentialService {
     return fromRow(row)
   }
 
+  /** Whether a credential with this id exists (managed, configured or the legacy token). */
+  async exists(id: string): Promise<boolean> {
+    if ([...this.configured.values()].some((x) => x.record.id === id)) return true
+    return (await this.database.db.selectFrom('credentials').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+  }
+
   /** Number of credentials the runtime accepts (configured, legacy and usable managed ones). */
   async runtimeCredentialCount(): Promise<number> {
     const row = await this.database.db.selectFrom('credentials').select((eb) => eb.fn.countAll().as('n'))

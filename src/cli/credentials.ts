@@ -1,9 +1,9 @@
 // `gatehouse credentials …`: managed machine credentials. Tokens are printed once, at
 // create and rotate; listings show only the non-secret hint.
-import { userInfo } from 'node:os'
 import type { Command } from 'commander'
 import { expiryFromDuration, type CredentialChangeActor, type CredentialRecord } from '../auth/credentials.js'
 import { withServices } from './context.js'
+import { cliOperator } from './operator.js'
 import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
 import { printJson, printTable } from './output.js'
 
@@ -17,14 +17,7 @@ interface CreateOptions {
 }
 
 /** The operator at the command line, as the audit log names them. */
-function operator(): CredentialChangeActor {
-  try {
-    return { type: 'cli', id: userInfo().username }
-  } catch {
-    // No account entry for the uid (some containers): say so rather than fail the command.
-    return { type: 'cli', id: process.env.USER ?? 'unknown-operator' }
-  }
-}
+const operator = (): CredentialChangeActor => cliOperator()
 
 export function registerCredentials(program: Command): void {
   const credentials = program.command('credentials').description('machine credentials: create, list and manage their lifecycle')

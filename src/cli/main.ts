@@ -19,6 +19,7 @@ import { registerWebhookCommands } from './webhooks.js'
 import { registerAuditCommands } from './audit.js'
 import { registerRecords } from './records.js'
 import { registerScopes } from './scopes.js'
+import { registerWorkflows } from './workflows.js'
 
 export function buildProgram(): Command {
   const program = new Command('gatehouse')
@@ -26,7 +27,7 @@ export function buildProgram(): Command {
     .version(serviceInfo.version, '-v, --version', 'print the version')
     .configureOutput({ outputError: (text, write) => write(`gatehouse: ${text.replace(/^error: /, '')}`) })
     .showSuggestionAfterError()
-  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerScopes, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands, registerRecords]) {
+  for (const register of [registerStart, registerServe, registerMigrate, registerSeed, registerImport, registerCredentials, registerScopes, registerAdmin, registerWebhookCommands, registerDiagnosticsCommand, registerAuditCommands, registerRecords, registerWorkflows]) {
     register(program)
   }
   registerOpenapiCommand(program)

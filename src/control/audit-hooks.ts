@@ -1,9 +1,10 @@
-// Audit records of other parts' operations: credential lifecycle changes and webhook probes
-// and replays. The credential and webhook services take these as hooks at construction and
+// Audit records of other parts' operations: credential lifecycle changes, webhook probes
+// and replays, and the job runtime's events. Those services take these as hooks at construction and
 // run them inside the operation's own transaction, so a change and its record commit together;
 // callbacks, so those parts do not depend on the control plane.
 import type { CredentialChangeHook } from '../auth/credentials.js'
 import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
+import type { JobAuditHook } from '../jobs/job-context.js'
 import { appendAudit } from './audit-log.js'
 
 /**
@@ -47,4 +48,13 @@ export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
     summary: `Replayed ${result.replayed} dead letter${result.replayed === 1 ? '' : 's'} (${result.mode})`,
     metadata: { mode: result.mode, ...(request.mode === 'all' ? { limit: request.limit } : { id: request.id }), replayed: result.replayed, ids: result.ids },
   })
+}
+
+/**
+ * The job runtime's audit hook: workflow definition changes, run reports (refused ones
+ * included) and lease expiries, in the transaction of what they record. Written whether or
+ * not the control plane's routes are on, like credential changes.
+ */
+export const auditJobEvent: JobAuditHook = async (tx, e) => {
+  await appendAudit(tx, { category: 'job', action: e.action, outcome: e.outcome, actor: e.actor, requestId: e.requestId, entity: e.entity, summary: e.summary, metadata: e.metadata })
 }

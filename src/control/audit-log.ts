@@ -8,7 +8,8 @@ import { AUDIT_GENESIS_HASH } from '../store/migrations/008-control-plane.js'
 import { canonicalJson, sha256Hex } from './canonical-json.js'
 import type { Actor } from './actor.js'
 
-export type AuditCategory = 'policy' | 'approval' | 'execution' | 'credential' | 'webhook'
+export const AUDIT_CATEGORIES = ['policy', 'approval', 'execution', 'credential', 'webhook', 'job'] as const
+export type AuditCategory = typeof AUDIT_CATEGORIES[number]
 export type AuditOutcome = 'success' | 'failure' | 'blocked' | 'denied'
 
 export interface AuditEntity {

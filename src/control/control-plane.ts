@@ -121,6 +121,9 @@ export class ControlPlane {
     return this.approvals.decide(id, decider, decision, reason, requestId)
   }
 
+  /** Who requested an approval (the job runtime checks a run report's approvalIds with it). */
+  readonly approvalRequester = async (id: string): Promise<Actor | undefined> => (await this.approvals.get(id))?.requester
+
   /** Starts the approval expiry timer (with the app, when the control plane is on). */
   start(): void {
     this.expiry.start()

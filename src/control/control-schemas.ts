@@ -3,6 +3,7 @@
 // OpenAPI document, which is built from these.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { RISK_LEVELS } from './policy.js'
+import { AUDIT_CATEGORIES } from './audit-log.js'
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 const DateTime = () => Type.String({ format: 'date-time' })
@@ -246,7 +247,7 @@ export const AuditRecordSchema = Type.Object({
 }, { additionalProperties: false })
 
 export const AuditQuery = Type.Object({
-  category: Type.Optional(literals(['policy', 'approval', 'execution', 'credential', 'webhook'])),
+  category: Type.Optional(literals(AUDIT_CATEGORIES)),
   action: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
   outcome: Type.Optional(literals(['success', 'failure', 'blocked', 'denied'])),
   actorId: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),

@@ -86,7 +86,8 @@ export class IncidentMonitor {
 
   private readonly db: Db
 
-  constructor(private readonly database: Database, private readonly settings: Settings, private readonly recorder: SignalRecorder) {
+  /** `workflowsOverdue` counts overdue workflows (the job runtime owns its tables). */
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly recorder: SignalRecorder, private readonly workflowsOverdue: () => Promise<number>) {
     this.db = database.db
   }
 
@@ -116,6 +117,7 @@ export class IncidentMonitor {
       sums: await this.recorder.windowSums(now),
       webhooksConfigured: Boolean(this.settings.webhookUrl && this.settings.webhookSecret),
       webhook: await readWebhookState(this.database, this.windowMs, now),
+      workflowsOverdue: await this.workflowsOverdue(),
     }
   }
 

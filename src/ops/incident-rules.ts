@@ -22,6 +22,8 @@ export interface SignalSnapshot {
   readonly sums: Readonly<Record<SignalName, number>>
   readonly webhooksConfigured: boolean
   readonly webhook: WebhookState
+  /** Active workflows due for longer than the grace period without a run (the job runtime). */
+  readonly workflowsOverdue: number
 }
 
 export interface Measurement {
@@ -125,6 +127,14 @@ export const incidentRules: readonly IncidentRule[] = [
       // No heartbeat at all counts as stalled for as long as the oldest delivery waited.
       return { value: Math.round(Number.isFinite(freshest) ? freshest : (s.webhook.oldestQueuedAgeSeconds ?? 0)) }
     },
+  },
+  {
+    category: 'jobs',
+    signal: 'workflows_overdue',
+    summary: 'Scheduled workflows are due and no worker has started them within the grace period',
+    thresholds: { warn: { count: 1 }, critical: { count: 10 } },
+    recommendedAction: 'Check that the workers of these workflows run and can reach the API with their credential (GET /workflows?dueOnly=true as that credential); a paused or revoked credential cannot report. The control panel\'s Jobs screen lists which workflows are overdue.',
+    measure: (s) => ({ value: s.workflowsOverdue }),
   },
 ]
 

@@ -1,6 +1,6 @@
 // One snapshot of every metric: this process's request counters and histograms, and the
 // shared state read from the database (queue, dead letters, workers, window signals,
-// open incidents, pending approvals). /metrics sends it as JSON or as Prometheus text.
+// open incidents, pending approvals, overdue workflows). /metrics sends it as JSON or as Prometheus text.
 import type { Operations } from './operations.js'
 import type { LatencyHistogram, RequestCount } from './metrics-registry.js'
 import type { SignalName } from './signal-recorder.js'
@@ -29,6 +29,8 @@ export interface MetricsSnapshot {
   readonly incidentsOpen: { readonly warn: number; readonly critical: number }
   /** Approvals waiting for a decision; 0 while the control plane is off. */
   readonly approvalsPending: number
+  /** Active workflows due for longer than the grace period without a run started. */
+  readonly workflowsOverdue: number
 }
 
 export async function metricsSnapshot(ops: Operations, now = Date.now()): Promise<MetricsSnapshot> {
@@ -61,5 +63,6 @@ export async function metricsSnapshot(ops: Operations, now = Date.now()): Promis
       critical: open.filter((i) => i.currentSeverity === 'critical').length,
     },
     approvalsPending: await readApprovalsPending(services.database, services.settings.writesExperimental),
+    workflowsOverdue: (await services.jobs.overdue(0)).count,
   }
 }

@@ -16,7 +16,7 @@ export class Operations {
 
   constructor(readonly services: Services) {
     this.recorder = new SignalRecorder(services.database.db, services.settings.incidentWindowSeconds * 1000)
-    this.monitor = new IncidentMonitor(services.database, services.settings, this.recorder)
+    this.monitor = new IncidentMonitor(services.database, services.settings, this.recorder, async () => (await services.jobs.overdue(0)).count)
     // Requests limited in memory because Redis is unavailable feed the rate_limit_store incident.
     services.rateLimiter.onFallback = () => this.recorder.record('rate_limit_fallbacks')
   }

@@ -63,6 +63,7 @@ export const MetricsData = Type.Object({
   }, { additionalProperties: false }),
   incidentsOpen: Type.Object({ warn: Type.Integer(), critical: Type.Integer() }, { additionalProperties: false }),
   approvalsPending: Type.Integer({ description: 'Control-plane approvals waiting for a decision; 0 while PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is off' }),
+  workflowsOverdue: Type.Integer({ description: 'Active workflows due for longer than PLUGIN_GATEHOUSE_JOBS_OVERDUE_GRACE_SECONDS with no run started' }),
 }, { additionalProperties: false, description: 'With Accept: text/plain the body is Prometheus text exposition instead of the envelope' })
 
 export const IncidentsQuery = Type.Object({

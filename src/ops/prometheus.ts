@@ -70,6 +70,7 @@ export function prometheusText(m: MetricsSnapshot): string {
   e.family('gatehouse_incidents_open', 'gauge', 'Open incidents by current severity.', [
     [{ severity: 'warn' }, m.incidentsOpen.warn], [{ severity: 'critical' }, m.incidentsOpen.critical],
   ])
+  e.family('gatehouse_workflows_overdue', 'gauge', 'Active workflows due for longer than the grace period with no run started.', [[{}, m.workflowsOverdue]])
   e.family('gatehouse_approvals_pending', 'gauge', 'Control-plane approvals waiting for a decision (0 while the control plane is off).', [[{}, m.approvalsPending]])
   return e.text()
 }

@@ -138,6 +138,14 @@ function providersCheck(services: Services): ReadinessCheck {
     : check('providers', 'ok', `${providers.length} provider(s) available`, { providers })
 }
 
+async function workflowsCheck(services: Services): Promise<ReadinessCheck> {
+  const { count, sample } = await services.jobs.overdue(20)
+  const graceSeconds = services.jobs.overdueGraceMs / 1000
+  return count > 0
+    ? check('workflows', 'warn', `${count} workflow(s) overdue: due for more than ${graceSeconds} s with no run started`, { overdue: count, graceSeconds, workflows: sample })
+    : check('workflows', 'ok', 'no workflow is overdue', { overdue: 0, graceSeconds })
+}
+
 export async function checkReadiness(services: Services, monitor: IncidentMonitor | undefined, now = Date.now()): Promise<Readiness> {
   const checks = await databaseChecks(services)
   const dbUp = checks[0].status === 'ok'
@@ -152,6 +160,8 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
   checks.push(webhookSettingsCheck(services))
   const webhookState = dbUp ? await withDeadline(readWebhookState(services.database, services.settings.incidentWindowSeconds * 1000, now), limit).catch(() => undefined) : undefined
   if (webhookState) checks.push(...webhookQueueChecks(services, webhookState))
+
+  if (dbUp) checks.push(await workflowsCheck(services))
 
   const warnings = services.settings.warnings
   checks.push(warnings.length > 0

@@ -7,7 +7,7 @@ import { CSRF_FIELD } from './csrf.js'
 
 export const PANEL_BASE = '/gatehouse/cp'
 
-export type Screen = 'status' | 'accounts' | 'approvals' | 'audit'
+export type Screen = 'status' | 'accounts' | 'jobs' | 'approvals' | 'audit'
 
 export interface PageOptions {
   readonly title: string
@@ -18,7 +18,7 @@ export interface PageOptions {
   readonly flash?: Flash | null
 }
 
-const SCREEN_TITLES: Record<Screen, string> = { status: 'Status', accounts: 'Accounts', approvals: 'Approvals', audit: 'Audit' }
+const SCREEN_TITLES: Record<Screen, string> = { status: 'Status', accounts: 'Accounts', jobs: 'Jobs', approvals: 'Approvals', audit: 'Audit' }
 
 /** A hidden CSRF field for a signed-in form. */
 export const csrfField = (session: PanelSession): Html => html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}">`

@@ -18,6 +18,7 @@ import { loginRoutes } from './login-routes.js'
 import { statusRoutes } from './status-routes.js'
 import { accountRoutes } from './account-routes.js'
 import { approvalRoutes, auditRoutes } from './control-routes.js'
+import { jobRoutes } from './job-routes.js'
 
 export interface ControlPanelOptions {
   readonly services: Services
@@ -48,7 +49,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
   const control = opts.services.settings.writesExperimental
   const ctx: PanelContext = {
     services: opts.services, sessions: opts.sessions, readiness: opts.readiness,
-    screens: control ? ['status', 'accounts', 'approvals', 'audit'] : ['status', 'accounts'],
+    screens: control ? ['status', 'accounts', 'jobs', 'approvals', 'audit'] : ['status', 'accounts', 'jobs'],
   }
   const throttle = new LoginThrottle(opts.services.database)
 
@@ -100,6 +101,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     await loginRoutes(panel, ctx, throttle)
     await statusRoutes(panel, ctx)
     await accountRoutes(panel, ctx)
+    await jobRoutes(panel, ctx)
     if (control) {
       await approvalRoutes(panel, ctx)
       await auditRoutes(panel, ctx)

@@ -12,7 +12,7 @@ const VariantSummary = Type.Object({
 
 export const products = declareResource({
   type: 'products', changeType: 'products', eventType: 'product', table: 'products', summary: 'Products',
-  group: 'commerce', scope: 'products:read', hooks: productHooks,
+  group: 'commerce', scope: 'products:read', hooks: productHooks, readBoundary: { productIds: 'id' },
   columns: {
     type: { type: 'text' }, title: { type: 'text' }, slug: { type: 'text', unique: true }, status: { type: 'text' },
     hasUnlimitedStock: { type: 'boolean' }, totalStock: { type: 'integer' }, defaultSku: { type: 'text' },
@@ -50,7 +50,7 @@ export const products = declareResource({
 
 export const variants = declareResource({
   type: 'variants', changeType: 'variants', table: 'variants', summary: 'Product variants',
-  group: 'commerce', scope: 'variants:read', hooks: variantHooks,
+  group: 'commerce', scope: 'variants:read', hooks: variantHooks, readBoundary: { productIds: 'productId' },
   columns: {
     productId: { type: 'integer' }, sku: { type: 'text', unique: true }, title: { type: 'text' }, status: { type: 'text' },
   },

@@ -81,6 +81,13 @@ export interface ResourceDeclaration {
    * default needs that family's `otherStatusesScope`).
    */
   readonly owner?: { readonly type: string; readonly column: string }
+  /**
+   * How a record lies inside a workflow's read boundary (sections, entry ids, product ids):
+   * the column holding a section handle, an entry id or a product id (`id` for the record's
+   * own). Inside when any named column matches. Owned families follow their owner; every
+   * other family is outside every boundary.
+   */
+  readonly readBoundary?: { readonly sections?: string; readonly entryIds?: string; readonly productIds?: string }
   /** Behaviour only this family has (derived values, cascades), run by the write service. */
   readonly hooks?: FamilyHooks
   readonly columns: Readonly<Record<string, ColumnDeclaration>>
@@ -149,6 +156,9 @@ export function declareResource(d: ResourceDeclaration): Resource {
     if (key !== 'updatedAt' && key !== 'createdAt' && !(key in d.columns)) throw new Error(`${d.type}: sort key ${key} is not an indexed column`)
   }
   if (d.owner && !(d.owner.column in d.columns)) throw new Error(`${d.type}: owner column ${d.owner.column} is not an indexed column`)
+  for (const column of Object.values(d.readBoundary ?? {})) {
+    if (column !== 'id' && !(column in d.columns)) throw new Error(`${d.type}: read boundary column ${column} is not an indexed column`)
+  }
   const writable = Object.fromEntries(Object.entries(all).filter(([k]) => !computed.has(k)))
   const required = new Set(d.required ?? [])
   const createProps = Object.fromEntries(

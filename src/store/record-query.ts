@@ -28,6 +28,9 @@ export type Condition =
   | { readonly kind: 'lte'; readonly column: string; readonly value: number }
   | { readonly kind: 'path'; readonly test: PathTest }
   | { readonly kind: 'idIn'; readonly ids: readonly number[] }
+  | { readonly kind: 'in'; readonly column: string; readonly values: readonly (string | number)[] }
+  /** Any of the conditions holds (none given: nothing does). */
+  | { readonly kind: 'anyOf'; readonly conditions: readonly Condition[] }
 
 export interface RecordQuery {
   readonly conditions: readonly Condition[]
@@ -64,6 +67,8 @@ export class RecordReader {
       case 'eq': return eb(columnName(c.column), '=', typeof c.value === 'boolean' ? a.bool(c.value) : c.value)
       case 'gte': return eb(columnName(c.column), '>=', c.value)
       case 'idIn': return c.ids.length === 0 ? sql<SqlBool>`1 = 0` : eb('id', 'in', c.ids)
+      case 'in': return c.values.length === 0 ? sql<SqlBool>`1 = 0` : eb(c.column === 'id' ? 'id' : columnName(c.column), 'in', c.values)
+      case 'anyOf': return c.conditions.length === 0 ? sql<SqlBool>`1 = 0` : eb.or(c.conditions.map((x) => this.condition(eb, x)))
       case 'search':
         return eb.or(c.columns.map((col) => a.ilike(sql.ref(columnName(col)), c.pattern) as Expression<SqlBool>))
       case 'lte': return eb(columnName(c.column), '<=', c.value)
@@ -123,6 +128,12 @@ export class RecordReader {
     const row = await query.orderBy('id').limit(1).executeTakeFirst()
     if (!row) return undefined
     return { id: Number(row.id), sortKey: Number(row.updated_at), doc: row.doc as string, sensitive: ((row as Record<string, unknown>).sensitive as string | null | undefined) ?? null }
+  }
+
+  /** `id IN (ids of r meeting conditions)`, as a condition on another query's `column` (the change log's resource_id). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  idsMeetingExpression(eb: ExpressionBuilder<any, any>, column: string, r: Resource, conditions: readonly Condition[]): Expression<SqlBool> {
+    return eb(column, 'in', eb.selectFrom(r.table).select('id').where((inner) => inner.and(conditions.map((c) => this.condition(inner, c)))))
   }
 
   /** Which of `ids` meet `conditions` (the change feed hides records a caller may not see). */

@@ -1,6 +1,6 @@
 // Validation of write input against the declared schemas, reporting every bad field.
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import type { TObject } from '@sinclair/typebox'
+import type { TObject, TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import { invalidMany, type ErrorDetail } from '../contract/errors.js'
 
@@ -33,6 +33,18 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
       const extra = Object.keys(e.value).filter((k) => !allowed.includes(k))
       if (extra.length > 0) {
         for (const k of extra) seen.set(prefix + (path ? path + '.' : '') + k, 'unknown or read-only property')
+        continue
+      }
+    }
+    if (e.type === ValueErrorType.Union) {
+      const branches = (e.schema.anyOf ?? []) as TSchema[]
+      const literals = branches.map((b) => b.const)
+      // An enumeration: say which values it takes.
+      if (literals.length > 0 && literals.every((v) => typeof v === 'string')) problem = `must be one of: ${literals.join(', ')}`
+      // A nullable object given as an object: report inside it, field by field.
+      const objects = branches.filter((b) => b.type === 'object')
+      if (objects.length === 1 && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
+        for (const d of schemaProblems(objects[0] as TObject, e.value, prefix + (path ? path + '.' : ''))) if (!seen.has(d.param)) seen.set(d.param, d.problem)
         continue
       }
     }

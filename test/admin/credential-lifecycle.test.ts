@@ -150,7 +150,7 @@ for (const dialect of await testDialects()) {
     await bad({ label: 'x', scopes: ['auth:read'], expiresAt: 'tomorrow' }, ['expiresAt'])
     await bad({ label: 'x', scopes: ['auth:read'], expiresIn: '1d', expiresAt: '2030-01-01T00:00:00Z' }, ['expiresIn'])
     await bad({ label: 'x', scopes: ['auth:read'], webhookInterests: [{ resourceType: 'user', actions: ['created'] }] }, ['webhookInterests.0.resourceType'])
-    await bad({ label: 'x', scopes: ['auth:read'], boundaries: { sites: ['a'] } }, ['boundaries'])
+    await bad({ label: 'x', scopes: ['auth:read'], boundaries: { sites: ['a'] } }, ['boundaries.sites'])
     await bad({ label: 'x', scopes: ['auth:read'], token: 'gth_my_own_choice' }, ['token'])
     assert.deepEqual(dataOf(await admin.get('/credentials')), [])
     const patch = await admin.patch('/credentials/cred_nope', { label: 'y' })

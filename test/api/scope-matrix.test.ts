@@ -3,7 +3,7 @@
 // authentication.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { buildTestApp } from '../helpers/test-app.js'
+import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { scopeCatalog } from '../helpers/scopes.js'
 import { routeEnabled } from '../../src/api/machine-route.js'
@@ -25,7 +25,7 @@ test('every GET route: 403 naming its scope without it, 200 with it', async () =
       assert.equal(denied.statusCode, 403, `${url} without ${route.scope}`)
       assert.equal(denied.json().error.code, 'FORBIDDEN')
       assert.equal(denied.json().error.message, `Missing required scope: ${route.scope}`)
-      const allowed = await app.get(url, await app.issueToken([route.scope]))
+      const allowed = route.key === 'workflows.show' ? await ownWorkflow(app, route.scope) : await app.get(url, await app.issueToken([route.scope]))
       assert.equal(allowed.statusCode, 200, `${url} with only ${route.scope}: ${allowed.body.slice(0, 300)}`)
       // /openapi.json is sent bare (the document itself); every other answer is the envelope.
       if (route.bare) assert.equal(allowed.json().openapi, '3.1.0')
@@ -35,6 +35,13 @@ test('every GET route: 403 naming its scope without it, 200 with it', async () =
     await app.close()
   }
 })
+
+/** A workflow is shown only to the credential it runs as: the allowed token gets one of its own. */
+async function ownWorkflow(app: TestApp, scope: string) {
+  const { credential, token } = await app.services.credentials.create({ label: 'worker', scopes: [scope] })
+  const wf = await app.services.jobs.create({ name: 'w', templateKey: 'k', credentialId: credential.id, schedule: { cron: '0 * * * *', timezone: 'UTC' } }, { type: 'system', id: 'test' })
+  return app.get(`/gatehouse/v1/workflows/show?id=${wf.id}`, token)
+}
 
 test('unknown and flag-disabled routes answer 401 without a token and 404 with one', async () => {
   const app = await buildTestApp({ dialect: 'sqlite' })

@@ -4,27 +4,17 @@
 // holds the proposed title, while the entry itself is untouched.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn, spawnSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { DECIDER_SCOPES, controlApp } from './helpers/control-app.js'
+import { runSnippet } from '../helpers/snippets.js'
 
 interface Pack { templateId: string; available: boolean; requiredScopes: string[]; snippets: { language: 'curl' | 'node' | 'python'; filename: string; content: string }[] }
 
-const COMMAND = { curl: 'sh', node: process.execPath, python: 'python3' } as const
 const has = (cmd: string, arg: string) => spawnSync(cmd, [arg]).status === 0
-
-function run(dir: string, language: keyof typeof COMMAND, filename: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(COMMAND[language], [join(dir, filename)], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
-  let stdout = ''
-  let stderr = ''
-  child.stdout.on('data', (d) => { stdout += String(d) })
-  child.stderr.on('data', (d) => { stderr += String(d) })
-  const timer = setTimeout(() => child.kill(), 20_000)
-  return new Promise((resolve) => child.once('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }) }))
-}
 
 test('governed-entry-draft pack: request, approve, execute once, for every snippet language', async (t) => {
   const app = await controlApp('sqlite')
@@ -48,7 +38,7 @@ test('governed-entry-draft pack: request, approve, execute once, for every snipp
       GATEHOUSE_BASE_URL: baseUrl, GATEHOUSE_TOKEN: await app.token(packs[0].requiredScopes),
       GATEHOUSE_ENTRY_SLUG: 'hello-world', GATEHOUSE_ENTRY_ID: String(app.ids.entries), GATEHOUSE_DRAFT_TITLE: title,
     }
-    const first = await run(dir, snippet.language, snippet.filename, env)
+    const first = await runSnippet(dir, snippet.language, snippet.filename, env)
     assert.equal(first.status, 0, `${snippet.filename}: ${first.stderr}${first.stdout}`)
     assert.match(first.stdout, /"decision": ?"blocked"/, 'the simulation says approval is needed')
     const approvalId = /(apr_[A-Za-z0-9_-]+)/.exec(first.stdout)?.[1]
@@ -56,13 +46,13 @@ test('governed-entry-draft pack: request, approve, execute once, for every snipp
     const decided = await app.decide(await app.token(DECIDER_SCOPES), approvalId, 'approve', 'fine')
     assert.equal(decided.json().data.status, 'approved')
 
-    const second = await run(dir, snippet.language, snippet.filename, { ...env, GATEHOUSE_APPROVAL_ID: approvalId })
+    const second = await runSnippet(dir, snippet.language, snippet.filename, { ...env, GATEHOUSE_APPROVAL_ID: approvalId })
     assert.equal(second.status, 0, `${snippet.filename} second run: ${second.stderr}${second.stdout}`)
     assert.match(second.stdout, /succeeded/)
     const draftId = (await app.database.db.selectFrom('entry_drafts').select('id').where('name', '=', 'assistant-suggestion').executeTakeFirstOrThrow()).id as number
     assert.equal((await app.services.store.get('entry-drafts', draftId))?.title, title)
     // Run again with the same approval: the same Idempotency-Key answers the same execution.
-    const third = await run(dir, snippet.language, snippet.filename, { ...env, GATEHOUSE_APPROVAL_ID: approvalId })
+    const third = await runSnippet(dir, snippet.language, snippet.filename, { ...env, GATEHOUSE_APPROVAL_ID: approvalId })
     assert.equal(third.status, 0)
     assert.equal(/(exe_[A-Za-z0-9_-]+)/.exec(third.stdout)?.[1], /(exe_[A-Za-z0-9_-]+)/.exec(second.stdout)?.[1])
   }

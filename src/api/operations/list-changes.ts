@@ -4,14 +4,14 @@
 import type { Resource } from '../../resources/index.js'
 import type { Caller } from '../../auth/credentials.js'
 import { ApiError, invalid } from '../../contract/errors.js'
-import { PRUNED_THROUGH_KEY, readChanges } from '../../store/change-log.js'
+import { PRUNED_THROUGH_KEY, readChanges, type ChangeExpressionBuilder } from '../../store/change-log.js'
 import { getMeta } from '../../store/meta.js'
 import { isoOf } from '../../store/documents.js'
 import { queryDigest } from '../cursor.js'
 import { parseFields, type FieldTree } from '../projection.js'
 import type { JsonResult, ReadContext } from './read-context.js'
 import type { ListInput } from './list-records.js'
-import { renderRow, visibility, visibilityConditions } from './visibility.js'
+import { boundaryConditions, boundaryIds, renderRow, visibility, visibilityConditions } from './visibility.js'
 
 type ChangeCursor = { s: number; t: string[]; q: string; u?: number }
 
@@ -66,8 +66,23 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
   const fieldNames = [...new Set(resources.flatMap((r) => visibility(r, caller).allowed))]
   const fields: FieldTree | undefined = input.fields !== undefined ? parseFields(input.fields, fieldNames) : undefined
 
+  // While a run of a bounded workflow is open, only changes of records inside its boundary (as
+  // they are now) are in the feed; deletes only of ids the boundary names, since a deleted
+  // record can no longer be placed.
+  const boundary = await ctx.jobs.readBoundary(caller.credentialId)
+  const restrict = boundary === null ? undefined : (eb: ChangeExpressionBuilder) => eb.or(resources.map((r) => {
+    const named = boundaryIds(r, boundary)
+    return eb.and([
+      eb('resource_type', '=', r.changeType),
+      eb.or([
+        ctx.reader.idsMeetingExpression(eb, 'resource_id', r, boundaryConditions(ctx.resources, r, boundary)),
+        ...(named.length > 0 ? [eb.and([eb('action', '=', 'deleted'), eb('resource_id', 'in', named)])] : []),
+      ]),
+    ])
+  }))
+
   const limit: number = input.limit ?? 50
-  const rows = effective.length === 0 ? [] : await readChanges(ctx.database.db, { afterSeq, types: effective, updatedSince, limit: limit + 1, action: filter.action })
+  const rows = effective.length === 0 ? [] : await readChanges(ctx.database.db, { afterSeq, types: effective, updatedSince, limit: limit + 1, action: filter.action, restrict })
   const hasMore = rows.length > limit
   const page = hasMore ? rows.slice(0, limit) : rows
 

@@ -10,7 +10,7 @@ import { queryDigest } from '../cursor.js'
 import { parseFilter } from '../filter.js'
 import { parseFields } from '../projection.js'
 import type { JsonResult, ReadContext } from './read-context.js'
-import { ownerConditions, renderRow, visibility } from './visibility.js'
+import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -21,6 +21,9 @@ type ListCursor = { k: string | number; i: number; q: string; u?: number }
 export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: Caller): Promise<JsonResult> {
   const { withSensitive, allowed, denied } = visibility(r, caller)
   const conditions: Condition[] = [...ownerConditions(ctx.resources, r, caller)]
+  // While a run of a bounded workflow is open, the caller's lists hold only what lies inside.
+  const boundary = await ctx.jobs.readBoundary(caller.credentialId)
+  if (boundary) conditions.push(...boundaryConditions(ctx.resources, r, boundary))
   const digestParts: Record<string, unknown> = { type: r.type }
 
   if (r.status) {

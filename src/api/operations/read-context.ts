@@ -2,7 +2,7 @@
 // their `Services`; the operations know nothing of HTTP.
 import type { Services } from '../../services.js'
 
-export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 'settings' | 'database'>
+export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 'settings' | 'database' | 'jobs'>
 
 /** A page or item as ready JSON text: stored documents are spliced, never re-serialised. */
 export interface JsonResult {

@@ -1,10 +1,12 @@
 // What a caller may see of a family: its sensitive fields (with the family's
 // `:read_sensitive` scope), records in other statuses than the default (with the
-// `otherStatusesScope`), and owned records only while their owner is visible (a content block
-// of an unpublished entry is as hidden as the entry).
+// `otherStatusesScope`), owned records only while their owner is visible (a content block
+// of an unpublished entry is as hidden as the entry), and, while a run of a workflow with a
+// read boundary is open, only the records inside that boundary (DESIGN §9).
 import type { Resource, ResourceRegistry } from '../../resources/index.js'
 import type { Caller } from '../../auth/credentials.js'
 import type { Condition, RecordRow } from '../../store/record-query.js'
+import type { ReadBoundary } from '../../jobs/read-boundary.js'
 import { mergeDocText } from '../../store/documents.js'
 import { project, type FieldTree } from '../projection.js'
 
@@ -35,6 +37,31 @@ export function ownerConditions(resources: ResourceRegistry, r: Resource, caller
   if (!r.owner || !owner) return []
   const where = visibilityConditions(resources, owner, caller)
   return where.length > 0 ? [{ kind: 'ownedBy', column: r.owner.column, ownerTable: owner.table, where }] : []
+}
+
+/**
+ * The records of `r` inside a read boundary, as conditions: the family's declared
+ * `readBoundary` columns (a section handle, an entry id, a product id), an owned family's
+ * owner inside it, and nothing of any other family.
+ */
+export function boundaryConditions(resources: ResourceRegistry, r: Resource, b: ReadBoundary): Condition[] {
+  const columns = r.readBoundary
+  if (columns) {
+    const any: Condition[] = []
+    if (columns.sections) any.push({ kind: 'in', column: columns.sections, values: b.sections })
+    if (columns.entryIds) any.push({ kind: 'in', column: columns.entryIds, values: b.entryIds })
+    if (columns.productIds) any.push({ kind: 'in', column: columns.productIds, values: b.productIds })
+    return [{ kind: 'anyOf', conditions: any }]
+  }
+  const owner = r.owner ? resources.byType(r.owner.type) : undefined
+  if (r.owner && owner) return [{ kind: 'ownedBy', column: r.owner.column, ownerTable: owner.table, where: boundaryConditions(resources, owner, b) }]
+  return [{ kind: 'idIn', ids: [] }]
+}
+
+/** Ids a boundary names for `r` itself (its `id` column), so the change feed keeps their deletes. */
+export function boundaryIds(r: Resource, b: ReadBoundary): number[] {
+  const columns = r.readBoundary ?? {}
+  return [...(columns.entryIds === 'id' ? b.entryIds : []), ...(columns.productIds === 'id' ? b.productIds : [])]
 }
 
 export function renderRow(row: RecordRow, fields: FieldTree | undefined): string {

@@ -113,6 +113,27 @@ export const templateCatalog: readonly IntegrationTemplate[] = [
     snippets: { curl: 'governed-entry-draft.sh', node: 'governed-entry-draft.mjs', python: 'governed_entry_draft.py' },
   },
   {
+    id: 'scheduled-catalog-sync',
+    displayName: 'Scheduled catalog sync',
+    intent: 'Run the catalog sync as a governed job: a worker takes its due workflow, reports started (claiming the scheduled occurrence under a lease, so a second worker cannot run it too), follows the product change feed from its checkpoint inside the workflow\'s read boundary, and reports succeeded (or failed) with a summary that lands in the audit log.',
+    requiredScopes: ['jobs:read', 'jobs:report', 'products:read', 'changes:read', 'syncstate:read', 'syncstate:write'],
+    optionalScopes: [],
+    requiresExperimental: false,
+    steps: [
+      { method: 'GET', path: '/workflows', purpose: 'The due workflows of this template that run as the caller (dueOnly=true, templateKey)' },
+      { method: 'POST', path: '/workflows/run-report', purpose: 'started: claim the due occurrence under a lease (409 when another worker has it)' },
+      { method: 'GET', path: '/sync-state/lag', purpose: 'The saved checkpoint of the products feed' },
+      { method: 'GET', path: '/changes', purpose: 'Product changes from the checkpoint (only records inside the read boundary while the run is open)' },
+      { method: 'POST', path: '/sync-state/checkpoint', purpose: "Save each page's nextCursor" },
+      { method: 'POST', path: '/workflows/run-report', purpose: 'succeeded with a summary (or failed with the error)' },
+    ],
+    env: [
+      { name: 'GATEHOUSE_WORKFLOW_ID', required: false, description: 'Run this workflow only; by default every due workflow of the template that runs as the token', example: 'wf_…' },
+      { name: 'GATEHOUSE_WORKER_ID', required: false, description: 'Names this worker in run reports (default: host name and process id)', example: 'sync-worker-1' },
+    ],
+    snippets: { curl: 'scheduled-catalog-sync.sh', node: 'scheduled-catalog-sync.mjs', python: 'scheduled_catalog_sync.py' },
+  },
+  {
     id: 'operations-watch',
     displayName: 'Operations watch',
     intent: 'A scheduled check for operators: readiness, open incidents and credentials at risk, exiting non-zero when the service is not ready or a critical incident is open.',

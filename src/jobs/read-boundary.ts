@@ -1,0 +1,73 @@
+// The read boundary (DESIGN §9): while a run of a workflow with a boundary holds a live
+// lease, the workflow's credential reads through the machine API only the records inside
+// that boundary. With several such runs open at once the credential may read what any of
+// their boundaries holds; open runs of workflows without a boundary do not widen it.
+// Looked up on every read, so answers are kept for a second per credential in each process
+// (and dropped at once when this process changes a run): another process sees a run start
+// or end within that second.
+import type { Db } from '../store/database.js'
+import { OPEN_RUN_STATUSES, type WorkflowBoundary } from './workflow.js'
+
+export interface ReadBoundary {
+  /** The workflows whose open runs impose the boundary (named in 403 answers). */
+  readonly workflows: readonly { readonly id: string; readonly name: string }[]
+  readonly sections: readonly string[]
+  readonly entryIds: readonly number[]
+  readonly productIds: readonly number[]
+  /** When the first of those runs' leases ends (epoch ms): the boundary may change then. */
+  readonly until: number
+}
+
+/** The boundary on `credentialId`'s reads at `now`, or null when no bounded run is open. */
+export async function activeReadBoundary(db: Db, credentialId: string, now: number): Promise<ReadBoundary | null> {
+  const rows = await db.selectFrom('workflows as w').innerJoin('workflow_runs as r', 'r.workflow_id', 'w.id')
+    .select(['w.id', 'w.name', 'w.boundary', 'r.lease_expires_at'])
+    .where('w.credential_id', '=', credentialId).where('w.boundary', 'is not', null)
+    .where('r.status', 'in', [...OPEN_RUN_STATUSES]).where('r.lease_expires_at', '>', now)
+    .orderBy('w.name').orderBy('w.id').execute()
+  if (rows.length === 0) return null
+  const sections = new Set<string>()
+  const entryIds = new Set<number>()
+  const productIds = new Set<number>()
+  for (const row of rows) {
+    const b = JSON.parse(row.boundary as string) as WorkflowBoundary
+    b.sections.forEach((x) => sections.add(x))
+    b.entryIds.forEach((x) => entryIds.add(x))
+    b.productIds.forEach((x) => productIds.add(x))
+  }
+  return {
+    workflows: rows.map((r) => ({ id: r.id as string, name: r.name as string })),
+    sections: [...sections], entryIds: [...entryIds], productIds: [...productIds],
+    until: Math.min(...rows.map((r) => Number(r.lease_expires_at))),
+  }
+}
+
+/** How a 403 names what limits the caller: `workflow "Nightly sync" (wf_…)`. */
+export function boundaryOwner(b: ReadBoundary): string {
+  return b.workflows.map((w) => `workflow "${w.name}" (${w.id})`).join(', ')
+}
+
+const TTL_MS = 1000
+
+export class ReadBoundaryCache {
+  private readonly entries = new Map<string, { at: number; value: Promise<ReadBoundary | null>; until: number }>()
+
+  constructor(private readonly db: Db, private readonly now: () => number) {}
+
+  get(credentialId: string): Promise<ReadBoundary | null> {
+    const at = performance.now()
+    const hit = this.entries.get(credentialId)
+    // Kept for a second, and never past the moment a lease it depends on runs out.
+    if (hit && at - hit.at < TTL_MS && this.now() < hit.until) return hit.value
+    const value = activeReadBoundary(this.db, credentialId, this.now())
+    if (this.entries.size > 10_000) this.entries.clear()
+    const entry = { at, value, until: Number.POSITIVE_INFINITY }
+    this.entries.set(credentialId, entry)
+    value.then((b) => { if (b) entry.until = b.until }, () => this.entries.delete(credentialId))
+    return value
+  }
+
+  clear(): void {
+    this.entries.clear()
+  }
+}
