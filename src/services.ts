@@ -15,6 +15,7 @@ import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 import { ControlPlane } from './control/control-plane.js'
 import { auditCredentialChange, auditWebhookOperation } from './control/audit-hooks.js'
+import { MetricBuckets } from './ops/metric-buckets.js'
 
 export interface Services {
   readonly settings: Settings
@@ -32,6 +33,8 @@ export interface Services {
   readonly webhooks: WebhookService
   /** Policies, approvals, executions and the audit log (DESIGN §8); its expiry timer runs only in the app. */
   readonly control: ControlPlane
+  /** Time-bucketed counters behind the control panel's charts, shared by every process through the database. */
+  readonly metricBuckets: MetricBuckets
   readonly logger: Logger
   readonly startedAt: number
 }
@@ -45,8 +48,12 @@ export interface ServiceOptions {
 export async function createServices(settings: Settings, database: Database, logger: Logger, opts: ServiceOptions = {}): Promise<Services> {
   const resources = opts.resources ?? defaultRegistry
   const scopes = new ScopeCatalog(resources)
+  // Delivery outcomes feed the charts, whichever worker (in this process) attempts them.
+  const metricBuckets = new MetricBuckets(database.db)
   // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
-  const webhooks = new WebhookService(database, settings, logger, { onOperation: auditWebhookOperation })
+  const webhooks = new WebhookService(database, settings, logger, {
+    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome),
+  })
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
   const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
   // Credential lifecycle changes land in the audit log, in their own transaction.
@@ -65,6 +72,7 @@ export async function createServices(settings: Settings, database: Database, log
     pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
     webhooks,
     control: new ControlPlane(database, store, logger, scopes),
+    metricBuckets,
     logger,
     startedAt: Date.now(),
   }

@@ -53,7 +53,7 @@ async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
       check('database', 'ok', `${services.database.adapter.name} reachable`, { dialect: services.database.adapter.name, roundTripMs: ms }),
       pending.length === 0
         ? check('migrations', 'ok', 'all migrations applied')
-        : check('migrations', 'fail', `${pending.length} migration(s) not applied; run gatehouse migrate`, { pending }),
+        : check('migrations', 'fail', `${pending.length} migration${pending.length === 1 ? '' : 's'} not applied; run gatehouse migrate`, { pending }),
       pending.length === 0 ? await schemaCheck(services) : check('schema', 'fail', 'unknown until the migrations are applied'),
     ]
   } catch {
@@ -95,7 +95,7 @@ function webhookQueueChecks(services: Services, w: WebhookState): ReadinessCheck
     oldest !== null && oldest >= READINESS_LIMITS.backlogOldestSeconds
       ? check('deliveryBacklog', 'warn', `the oldest queued delivery has waited ${oldest} s`, backlog)
       : w.queued >= READINESS_LIMITS.backlogSize
-        ? check('deliveryBacklog', 'warn', `${w.queued} deliveries are queued`, backlog)
+        ? check('deliveryBacklog', 'warn', `${w.queued} ${w.queued === 1 ? 'delivery is' : 'deliveries are'} queued`, backlog)
         : check('deliveryBacklog', 'ok', w.queued === 0 ? 'no deliveries waiting' : `${w.queued} queued`, backlog),
   ]
   const freshest = w.workers.reduce((m, x) => Math.min(m, x.heartbeatAgeSeconds), Number.POSITIVE_INFINITY)
@@ -104,7 +104,7 @@ function webhookQueueChecks(services: Services, w: WebhookState): ReadinessCheck
   else if (freshest <= READINESS_LIMITS.heartbeatSeconds) out.push(check('workerHeartbeat', 'ok', 'a webhook worker reported recently', workers))
   else out.push(check('workerHeartbeat', 'warn', `no webhook worker reported in the last ${READINESS_LIMITS.heartbeatSeconds} s`, workers))
   out.push(w.dlqSize > 0
-    ? check('deadLetters', 'warn', `${w.dlqSize} dead-lettered deliveries wait for replay`, { dlqSize: w.dlqSize })
+    ? check('deadLetters', 'warn', `${w.dlqSize} dead-lettered ${w.dlqSize === 1 ? 'delivery waits' : 'deliveries wait'} for replay`, { dlqSize: w.dlqSize })
     : check('deadLetters', 'ok', 'the dead-letter queue is empty', { dlqSize: 0 }))
   return out
 }
@@ -115,7 +115,7 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
 
   const count = dbUp ? await services.credentials.runtimeCredentialCount() : 0
   checks.push(count > 0
-    ? check('credentials', 'ok', `${count} credential(s) accepted`, { count })
+    ? check('credentials', 'ok', `${count} credential${count === 1 ? '' : 's'} accepted`, { count })
     : check('credentials', dbUp ? 'warn' : 'fail', 'no credential is configured; machine clients cannot authenticate', { count }))
 
   checks.push(webhookSettingsCheck(services))
@@ -123,14 +123,14 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
 
   const warnings = services.settings.warnings
   checks.push(warnings.length > 0
-    ? check('settings', 'warn', `${warnings.length} setting(s) clamped or ignored`, { warnings })
+    ? check('settings', 'warn', `${warnings.length} setting${warnings.length === 1 ? '' : 's'} clamped or ignored`, { warnings })
     : check('settings', 'ok', 'all settings applied as given'))
 
   if (dbUp && monitor) {
     await monitor.evaluate(now)
     const open = (await monitor.list({ limit: 200 })).filter((i) => i.status === 'open')
     checks.push(open.length > 0
-      ? check('incidents', 'warn', `${open.length} open incident(s)`, { open: open.map((i) => ({ id: i.id, category: i.category, severity: i.currentSeverity })) })
+      ? check('incidents', 'warn', `${open.length} open incident${open.length === 1 ? '' : 's'}`, { open: open.map((i) => ({ id: i.id, category: i.category, severity: i.currentSeverity })) })
       : check('incidents', 'ok', 'no open incidents'))
   }
   return { verdict: verdictOf(checks), checkedAt: new Date(now).toISOString(), checks }
