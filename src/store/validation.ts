@@ -15,8 +15,11 @@ function checker(schema: TObject): TypeCheck<TObject> {
   return c
 }
 
-/** Problems with `value` under `schema`, one per field, with dotted paths. */
-export function schemaProblems(schema: TObject, value: unknown, prefix = ''): ErrorDetail[] {
+/**
+ * Problems with `value` under `schema`, one per field, with dotted paths. `unknownProblem` is the
+ * problem named for a property the schema does not have (write input: it may be computed).
+ */
+export function schemaProblems(schema: TObject, value: unknown, prefix = '', unknownProblem = 'unknown or read-only property'): ErrorDetail[] {
   // PostgreSQL cannot store U+0000 in text; refuse it for both engines alike.
   const nul = nulPath(value, '')
   if (nul !== undefined) return [{ param: prefix + (nul || '(body)'), problem: 'must not contain NUL characters' }]
@@ -32,13 +35,16 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
       const allowed = Object.keys((e.schema as TObject).properties ?? {})
       const extra = Object.keys(e.value).filter((k) => !allowed.includes(k))
       if (extra.length > 0) {
-        for (const k of extra) seen.set(prefix + (path ? path + '.' : '') + k, 'unknown or read-only property')
+        for (const k of extra) seen.set(prefix + (path ? path + '.' : '') + k, unknownProblem)
         continue
       }
     }
     if (e.schema.minProperties !== undefined && path === '') { param = '(body)'; problem = 'at least one property is required' }
+    // An enumeration (a union of literals) names its allowed values.
+    const members = e.schema.anyOf as { const?: unknown }[] | undefined
+    if (e.type === ValueErrorType.Union && members?.every((m) => m.const !== undefined)) problem = `must be one of: ${members.map((m) => String(m.const)).join(', ')}`
     // Computed and store-set fields land here too, so say both.
-    if (e.type === ValueErrorType.ObjectAdditionalProperties) problem = 'unknown or read-only property'
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) problem = unknownProblem
     if (!seen.has(param)) seen.set(param, problem)
   }
   return [...seen].map(([param, problem]) => ({ param, problem }))
