@@ -6,6 +6,7 @@ import { buildApp, type GatehouseApp } from '../app.js'
 import type { Settings } from '../settings.js'
 import { loadCliSettings } from './context.js'
 import { BASE_PATH } from '../api/machine-route.js'
+import { MCP_PATH } from '../contract/service-info.js'
 import { pruneChanges } from '../store/change-log.js'
 
 /** A background job that runs inside `gatehouse serve` beside the HTTP server. */
@@ -91,7 +92,7 @@ export async function serve(settings: Settings, opts: { handleSignals?: boolean 
 }
 
 export function printListening(url: string): void {
-  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  panel        ${url}/gatehouse/cp\n  API docs     ${url}/gatehouse/docs\n  Ctrl+C stops it.\n`)
+  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  panel        ${url}/gatehouse/cp\n  API docs     ${url}/gatehouse/docs\n  MCP (agents) ${url}${MCP_PATH}\n  Ctrl+C stops it.\n`)
 }
 
 /** Applies --host/--port before settings load, so validation and the base URL see them. */
