@@ -1,7 +1,8 @@
 // Per-credential (and, before authentication, per-address) request budgets over fixed
 // one-minute windows. Counters live in memory for one process, or in Redis when
 // PLUGIN_GATEHOUSE_REDIS_URL is set so several API processes share them.
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 
 export interface RateDecision {
   readonly allowed: boolean
@@ -46,7 +47,10 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis
 
   constructor(url: string) {
-    this.redis = new Redis(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
+    // Loaded only when Redis is configured: the client costs a few MB of memory in every
+    // process that never uses it.
+    const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
+    this.redis = new Client(url, { lazyConnect: false, maxRetriesPerRequest: 1, enableOfflineQueue: true })
     this.redis.on('error', () => {})
   }
 

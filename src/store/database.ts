@@ -2,8 +2,9 @@
 // flags and small SQL fragments on one adapter, not `if (pg)` scattered through the code.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import SQLite from 'better-sqlite3'
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type SQLite from 'better-sqlite3'
+import type pg from 'pg'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type RawBuilder } from 'kysely'
 
 // Kysely<any>: tables are derived from resource declarations at run time, so a static
@@ -124,8 +125,18 @@ export interface Database {
   close(): Promise<void>
 }
 
-// pg returns BIGINT as strings by default; ids and millisecond timestamps fit in a double.
-pg.types.setTypeParser(20, (v: string) => Number(v))
+// Each driver is loaded when a database of its kind is opened: a process needs one of them,
+// and each costs a few MB of memory.
+const load = createRequire(import.meta.url)
+let pgModule: typeof pg | undefined
+function loadPg(): typeof pg {
+  if (!pgModule) {
+    pgModule = load('pg') as typeof pg
+    // pg returns BIGINT as strings by default; ids and millisecond timestamps fit in a double.
+    pgModule.types.setTypeParser(20, (v: string) => Number(v))
+  }
+  return pgModule
+}
 
 // Paths as SQL string literals (their parts are field names, checked where they are parsed;
 // quotes are stripped all the same), so the text names them and expression indexes match.
@@ -316,7 +327,7 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
     // Tests isolate themselves in a schema of their own.
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   }
-  const pool = new pg.Pool({ ...config, max: options.poolSize ?? 10 })
+  const pool = new (loadPg().Pool)({ ...config, max: options.poolSize ?? 10 })
   // An idle client error (server restart) must not crash the process; queries report it.
   pool.on('error', () => {})
   const db: Db = new Kysely({ dialect: new PostgresDialect({ pool }) })
@@ -345,7 +356,7 @@ function openSqlite(url: string): Database {
   const memory = file === ':memory:'
   if (!memory) mkdirSync(dirname(file), { recursive: true })
   const open = () => {
-    const conn = new SQLite(file)
+    const conn = new (load('better-sqlite3') as typeof SQLite)(file)
     conn.pragma('journal_mode = WAL')
     conn.pragma('synchronous = NORMAL')
     conn.pragma('busy_timeout = 5000')
@@ -413,7 +424,7 @@ async function listenForChanges(config: pg.ClientConfig, onChange: (payload: str
     retry.unref()
   }
   const connect = async (): Promise<void> => {
-    const c = new pg.Client(config)
+    const c = new (loadPg().Client)(config)
     c.on('error', () => {}) // 'end' follows
     c.on('end', () => {
       if (client !== c) return
