@@ -150,7 +150,9 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     }
   })
 
-  if (opts.webhookWorker !== false) services.webhooks.startWorker(typeof opts.webhookWorker === 'object' ? opts.webhookWorker : {})
+  // Other processes' commits drop cached pages and wake the delivery worker (PostgreSQL).
+  await services.changes.start()
+  if (opts.webhookWorker !== false) services.webhooks.startWorker(typeof opts.webhookWorker === 'object' ? opts.webhookWorker : {}, services.changes)
 
   return {
     app,
@@ -159,6 +161,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     async close() {
       await app.close()
       await services.webhooks.stopWorker()
+      await services.changes.stop()
       await services.credentials.close().catch(() => {})
       await services.rateLimiter.close()
       if (!opts.database) await database.close()

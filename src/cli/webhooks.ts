@@ -9,6 +9,7 @@ import { wholeNumber } from './arguments.js'
 import { CliError } from './cli-error.js'
 import { printJson, printTable } from './output.js'
 import { DeliveryWorker } from '../webhooks/delivery-worker.js'
+import { ChangeSignal } from '../store/change-signal.js'
 import { listDeadLetters, type DeadLetterStatus } from '../webhooks/dead-letters.js'
 import { targetHost } from '../webhooks/probe.js'
 
@@ -33,9 +34,13 @@ async function runWorker(opts: WorkerCliOptions): Promise<void> {
     throw new CliError(`--lease-seconds must be longer than the delivery timeout (${settings.webhookTimeoutSeconds}s), or an attempt could be sent twice`)
   }
   const logger = pino({ level: settings.logLevel }, pino.destination(2))
+  // PostgreSQL: every process's commits wake the worker (NOTIFY); the poll is the fallback.
+  const changes = new ChangeSignal(database)
+  await changes.start()
   const worker = new DeliveryWorker(database, settings, logger, {
     concurrency: opts.concurrency,
     pollMs: opts.pollMs,
+    changes,
     leaseMs: opts.leaseSeconds === undefined ? undefined : opts.leaseSeconds * 1000,
   })
   worker.start()
@@ -51,6 +56,7 @@ async function runWorker(opts: WorkerCliOptions): Promise<void> {
     process.on('SIGTERM', onSignal)
   })
   await worker.stop()
+  await changes.stop()
   await store.close()
   const s = worker.stats()
   process.stderr.write(`Gatehouse worker: stopped (${s.delivered} delivered, ${s.retried} retried, ${s.deadLettered} dead-lettered)\n`)
@@ -66,7 +72,7 @@ export function registerWebhookCommands(program: Command): void {
     .description('deliver webhooks only (no HTTP server); run several against one PostgreSQL database to scale out')
     .option('--concurrency <n>', 'deliveries in flight at once', wholeNumber(1, 256), 16)
     .option('--lease-seconds <n>', 'how long a claimed delivery stays exclusive before another worker may retry it (default: timeout + 15)', wholeNumber(2, 3600))
-    .option('--poll-ms <ms>', 'longest idle wait between looks at the queue', wholeNumber(10, 60_000), 500)
+    .option('--poll-ms <ms>', 'longest idle wait between looks at the queue (on PostgreSQL commits wake the worker, and the wait is at least 10 s)', wholeNumber(10, 60_000), 500)
     .action((opts: WorkerCliOptions) => runWorker(opts))
 
   const webhooks = program.command('webhooks').description('webhook operations: status, dead-letter queue, probe')

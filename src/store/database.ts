@@ -346,7 +346,8 @@ export function openDatabase(url: string, options: { poolSize?: number; schema?:
       }
       return (await pool.query(query)).rows
     },
-    listen: (onChange, onState) => listenForChanges({ ...config, keepAlive: true }, onChange, onState),
+    // Named, so operators can tell it from pooled connections in pg_stat_activity.
+    listen: (onChange, onState) => listenForChanges({ ...config, keepAlive: true, application_name: 'gatehouse change listener' }, onChange, onState),
     close: () => db.destroy(),
   }
 }
