@@ -1,8 +1,8 @@
 // `gatehouse credentials …`: managed machine credentials. Tokens are printed once, at
 // create and rotate; listings show only the non-secret hint.
-import { userInfo } from 'node:os'
 import type { Command } from 'commander'
-import { expiryFromDuration, type CredentialChangeActor, type CredentialRecord } from '../auth/credentials.js'
+import { expiryFromDuration, type CredentialRecord } from '../auth/credentials.js'
+import { operator } from './operator.js'
 import { withServices } from './context.js'
 import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
 import { printJson, printTable } from './output.js'
@@ -14,16 +14,6 @@ interface CreateOptions {
   readonly ip?: string[]
   readonly webhookInterests?: ReturnType<typeof webhookInterests>
   readonly json?: boolean
-}
-
-/** The operator at the command line, as the audit log names them. */
-function operator(): CredentialChangeActor {
-  try {
-    return { type: 'cli', id: userInfo().username }
-  } catch {
-    // No account entry for the uid (some containers): say so rather than fail the command.
-    return { type: 'cli', id: process.env.USER ?? 'unknown-operator' }
-  }
 }
 
 export function registerCredentials(program: Command): void {

@@ -14,13 +14,14 @@ import { controlPlane } from './008-control-plane.js'
 import { panelSessions } from './009-panel-sessions.js'
 import { approvalReviewedState } from './010-approval-reviewed-state.js'
 import { schemaSteps } from './011-schema-steps.js'
+import { adminTokens } from './014-admin-tokens.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, adminTokens]
 
 export interface MigrationResult {
   readonly name: string

@@ -1,0 +1,16 @@
+// Who runs a CLI command, as audit records and probe ledgers name them: the OS account.
+import { userInfo } from 'node:os'
+
+/** The operator's login name; some containers have no account entry for the uid. */
+export function operatorName(): string {
+  try {
+    return userInfo().username
+  } catch {
+    return process.env.USER ?? 'unknown-operator'
+  }
+}
+
+/** The operator at the command line, as an actor of the audit log. */
+export function operator(): { readonly type: 'cli'; readonly id: string } {
+  return { type: 'cli', id: operatorName() }
+}
