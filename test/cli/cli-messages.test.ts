@@ -46,8 +46,8 @@ test('gatehouse scopes lists the catalogue, with what each allows and whether th
   assert.deepEqual([byScope.get('users:read')?.advertised, byScope.get('users:read')?.flag], [true, 'PLUGIN_GATEHOUSE_ENABLE_USERS_API'])
   assert.deepEqual([byScope.get('addresses:read')?.advertised, byScope.get('addresses:read')?.flag], [false, 'PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API'])
   assert.equal(byScope.get('consumers:read')?.deprecatedFor, 'syncstate:read')
-  // Advertised exactly as /capabilities advertises (nothing serves jobs:read yet).
-  assert.equal(byScope.get('jobs:read')?.advertised, false)
+  // Advertised exactly as /capabilities advertises: the job runtime's routes use jobs:read.
+  assert.equal(byScope.get('jobs:read')?.advertised, true)
 
   const table = await runCli(['scopes'], { env: {} })
   assert.equal(table.code, 0, table.stderr)
