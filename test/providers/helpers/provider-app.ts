@@ -40,7 +40,7 @@ export function replaceFile(file: string, text: string): void {
   renameSync(`${file}.tmp`, file)
 }
 
-export const TIMINGS = { checkIntervalMs: 50, callTimeoutMs: 1000 }
+export const TIMINGS = { checkIntervalMs: 50, callTimeoutMs: 5000 }
 
 export async function redirectsApp(t: TestContext, file: string, env: Record<string, string> = {}): Promise<TestApp> {
   const app = await buildTestApp({
@@ -69,7 +69,7 @@ export async function listAll(app: TestApp, token: string, url: string): Promise
   return { items, pages }
 }
 
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
   const until = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > until) assert.fail(`timed out waiting for ${what}`)
