@@ -34,7 +34,7 @@ export class JobRuntime {
   private readonly boundaries: ReadBoundaryCache
 
   constructor(readonly database: Database, private readonly options: JobRuntimeOptions) {
-    this.boundaries = new ReadBoundaryCache(database.db, () => this.now())
+    this.boundaries = new ReadBoundaryCache(database, () => this.now())
     this.ctx = {
       database, leaseMs: options.leaseMs, overdueGraceMs: options.overdueGraceMs, audit: options.audit,
       now: () => this.now(), changed: () => this.boundaries.clear(),

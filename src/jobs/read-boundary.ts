@@ -5,7 +5,7 @@
 // Looked up on every read, so answers are kept for a second per credential in each process
 // (and dropped at once when this process changes a run): another process sees a run start
 // or end within that second.
-import type { Db } from '../store/database.js'
+import type { Database, Db } from '../store/database.js'
 import { OPEN_RUN_STATUSES, type WorkflowBoundary } from './workflow.js'
 
 export interface ReadBoundary {
@@ -52,14 +52,16 @@ const TTL_MS = 1000
 export class ReadBoundaryCache {
   private readonly entries = new Map<string, { at: number; value: Promise<ReadBoundary | null>; until: number }>()
 
-  constructor(private readonly db: Db, private readonly now: () => number) {}
+  constructor(private readonly database: Database, private readonly now: () => number) {}
 
   get(credentialId: string): Promise<ReadBoundary | null> {
     const at = performance.now()
     const hit = this.entries.get(credentialId)
     // Kept for a second, and never past the moment a lease it depends on runs out.
     if (hit && at - hit.at < TTL_MS && this.now() < hit.until) return hit.value
-    const value = activeReadBoundary(this.db, credentialId, this.now())
+    // A database without the job tables yet (served before it is migrated) has no workflows.
+    const value = activeReadBoundary(this.database.db, credentialId, this.now())
+      .catch((err: unknown) => { if (this.database.adapter.isMissingTable(err)) return null; throw err })
     if (this.entries.size > 10_000) this.entries.clear()
     const entry = { at, value, until: Number.POSITIVE_INFINITY }
     this.entries.set(credentialId, entry)
