@@ -114,6 +114,7 @@ function listParamText(name: string, p: NonNullable<Resource['listParams']>[stri
     case 'arrayContains': return `\`${name}\` (a value of \`${p.path}[]\`)`
     case 'withinDays': return `\`${name}\` (\`${p.column}\` in the last N days)`
     case 'booleanWhere': return `\`${name}\` (boolean: ${p.description})`
+    case 'booleanColumn': return `\`${name}\` (boolean, equals \`${p.column}\`${p.default !== undefined ? `; ${p.default} unless \`${name}\` or \`status\` is given` : ''})`
     case 'integer': return `\`${name}\` (integer ≥ ${p.min}, default ${p.default})`
   }
 }

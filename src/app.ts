@@ -126,6 +126,9 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
       requestTimeout: settings.httpRequestTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(1000, Math.floor(settings.httpHeadersTimeoutMs / 4))),
     },
+    // `/gatehouse/v1/products/` is `/gatehouse/v1/products`, on every route (machine API, admin
+    // API, panel): a trailing slash must not turn a GET into a 405 or a 404.
+    routerOptions: { ignoreTrailingSlash: true },
   })
   // Bodies are validated as typed (no coercion); query strings keep their text spellings.
   app.setValidatorCompiler(validatorCompiler())

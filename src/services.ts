@@ -7,6 +7,7 @@ import { defaultRegistry, type ResourceRegistry } from './resources/index.js'
 import { ContentStore } from './store/content-store.js'
 import { RecordReader } from './store/record-query.js'
 import { CredentialService } from './auth/credentials.js'
+import { AdminTokenService } from './auth/admin-tokens.js'
 import { ScopeCatalog } from './auth/scopes.js'
 import { createRateLimiter, type RateLimiter } from './auth/rate-limit.js'
 import { CursorCodec } from './api/cursor.js'
@@ -14,7 +15,7 @@ import { PageCache } from './api/page-cache.js'
 import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 import { ControlPlane } from './control/control-plane.js'
-import { auditCredentialChange, auditJobEvent, auditWebhookOperation } from './control/audit-hooks.js'
+import { auditAdminTokenChange, auditCredentialChange, auditJobEvent, auditWebhookOperation } from './control/audit-hooks.js'
 import { ProviderRegistry } from './providers/provider-registry.js'
 import { JobRuntime } from './jobs/job-runtime.js'
 
@@ -27,6 +28,8 @@ export interface Services {
   readonly store: ContentStore
   readonly reader: RecordReader
   readonly credentials: CredentialService
+  /** Managed admin API tokens (the setting's token is checked beside them). */
+  readonly adminTokens: AdminTokenService
   readonly rateLimiter: RateLimiter
   readonly cursors: CursorCodec
   readonly pageCache: PageCache
@@ -75,6 +78,7 @@ export async function createServices(settings: Settings, database: Database, log
     store,
     reader: new RecordReader(database),
     credentials,
+    adminTokens: new AdminTokenService(database, auditAdminTokenChange),
     rateLimiter: createRateLimiter(settings),
     cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
     // SQLite only: our own commits plus other processes' (data_version) version the pages.

@@ -1,7 +1,7 @@
 // GET /changes: the change feed in commit order, a thin HTTP surface over listChanges.
 import { Type } from '@sinclair/typebox'
 import type { Services } from '../services.js'
-import { listChanges } from './operations/list-changes.js'
+import { listChanges, servedChangeTypes } from './operations/list-changes.js'
 import { commonListParams } from './operations/record-inputs.js'
 import type { MachineRoute } from './machine-route.js'
 
@@ -15,7 +15,10 @@ export const ChangeItem = Type.Object({
 }, { additionalProperties: false })
 
 const changesQuery = (changeFeedTypes: readonly string[]) => Type.Object({
-  types: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: `Comma-separated: ${changeFeedTypes.join(', ')}` })),
+  types: Type.Optional(Type.String({
+    minLength: 1, maxLength: 500,
+    description: `Comma-separated, any of: ${changeFeedTypes.join(', ')}. Each needs its own read scope (403 otherwise); without types, the types the caller can read. A cursor keeps its types`,
+  })),
   cursor: Type.Optional(commonListParams.cursor),
   updatedSince: Type.Optional(commonListParams.updatedSince),
   limit: Type.Optional(commonListParams.limit),
@@ -26,10 +29,10 @@ const changesQuery = (changeFeedTypes: readonly string[]) => Type.Object({
 export function changeRoutes(services: Services): MachineRoute[] {
   return [{
     method: 'GET', path: '/changes', key: 'changes.feed', summary: 'Change feed across resource types, in commit order', tag: 'changes',
-    scope: 'changes:read', querystring: changesQuery(services.resources.changeFeedTypes), data: Type.Array(ChangeItem), list: true,
+    scope: 'changes:read', querystring: changesQuery(servedChangeTypes(services)), data: Type.Array(ChangeItem), list: true,
     // `fields` projects each snapshot; the change items themselves always come whole.
     projectable: false,
-    errors: ['INVALID_REQUEST', 'CURSOR_EXPIRED'], cacheable: true,
+    errors: ['INVALID_REQUEST', 'FORBIDDEN', 'CURSOR_EXPIRED'], cacheable: true,
     handler: ({ query, caller }) => listChanges(services, query, caller),
   }]
 }

@@ -17,9 +17,25 @@ export function sendError(reply: FastifyReply, request: FastifyRequest, err: Api
 
 interface AjvError {
   instancePath?: string
+  schemaPath?: string
   keyword: string
   params: Record<string, unknown>
   message?: string
+}
+
+/**
+ * Enumerations are unions of literals (TypeBox `Type.Union([Type.Literal('a'), …])`), which
+ * Ajv reports as one `const` failure per branch and then an `anyOf`. Where every failed branch
+ * of an `anyOf` was a `const`, this gives the allowed values, by the value's path.
+ */
+function enumerations(errors: readonly AjvError[]): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>()
+  for (const e of errors) {
+    if (e.keyword !== 'anyOf' || e.schemaPath === undefined) continue
+    const branches = errors.filter((b) => b !== e && b.instancePath === e.instancePath && b.schemaPath?.startsWith(e.schemaPath + '/'))
+    if (branches.length > 0 && branches.every((b) => b.keyword === 'const')) out.set(e.instancePath ?? '', branches.map((b) => b.params.allowedValue))
+  }
+  return out
 }
 
 interface SchemaNode {
@@ -36,16 +52,21 @@ function schemaAt(schema: SchemaNode | undefined, path: string): SchemaNode | un
 }
 
 /**
- * Turns Ajv errors into one detail per parameter. `schema` is the validated part's schema
+ * Turns Ajv errors into one detail per parameter; an enumerated one lists the allowed values
+ * (`must be one of: updatedAt, -updatedAt, …`). `schema` is the validated part's schema
  * (the route's body or querystring): a missing object whose own members are required is
  * reported as each of those members (`metadata.source`, `metadata.agentId`…), so the caller
  * learns everything to send in one answer.
  */
 export function validationDetails(errors: readonly AjvError[], context: string | undefined, schema?: SchemaNode): ErrorDetail[] {
   const byParam = new Map<string, string>()
+  const allowed = enumerations(errors)
   for (const e of errors) {
     let param = (e.instancePath ?? '').replace(/^\//, '').replace(/\//g, '.')
     let problem = e.message ?? e.keyword
+    const values = allowed.get(e.instancePath ?? '')
+    if (values) problem = `must be one of: ${values.join(', ')}`
+    else if (e.keyword === 'const') problem = `must be ${String(e.params.allowedValue)}`
     if (e.keyword === 'required') {
       param = [param, String(e.params.missingProperty)].filter(Boolean).join('.')
       const members = schemaAt(schema, param)?.required ?? []

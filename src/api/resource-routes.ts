@@ -24,7 +24,8 @@ export function resourceRoutes(services: Services): MachineRoute[] {
       routes.push({
         method: 'GET', path: `/${r.type}/show`, key: `${r.type}.show`, summary: `One of ${r.summary.toLowerCase()} by ${r.selectors.map((s) => s.name).join(' or ')}`,
         tag: r.type, scope, optionalScopes, flag: r.flag, querystring: showQuerySchema(r), data: r.fullItem,
-        errors: ['INVALID_REQUEST', 'NOT_FOUND'], cacheable: true,
+        // 409 where a selector is unique only with other columns and may match several records.
+        errors: ['INVALID_REQUEST', 'NOT_FOUND', ...(r.selectors.some((s) => r.columns[s.column]?.uniqueWith) ? ['CONFLICT' as const] : [])], cacheable: true,
         handler: ({ query, caller }) => showRecord(services, r, query, caller),
       })
     }

@@ -1,7 +1,10 @@
-// `gatehouse admin …`: control-panel admin accounts (scrypt hashes in the `admins` table).
+// `gatehouse admin …`: control-panel admin accounts (scrypt hashes in the `admins` table) and
+// admin API tokens (`admin token …`: SHA-256 digests in `admin_tokens`, printed once).
 import type { Command } from 'commander'
 import { createAdmin, listAdmins, setAdminPassword } from '../auth/admin-accounts.js'
-import { openStore } from './context.js'
+import type { AdminTokenRecord } from '../auth/admin-tokens.js'
+import { openStore, withServices } from './context.js'
+import { operator } from './operator.js'
 import { readNewPassword } from './password-input.js'
 import { printJson, printTable } from './output.js'
 
@@ -53,4 +56,48 @@ export function registerAdmin(program: Command): void {
         await store.close()
       }
     })
+
+  registerAdminTokens(admin)
+}
+
+function registerAdminTokens(admin: Command): void {
+  const tokens = admin.command('token').description('admin API tokens: create (printed once), list, revoke')
+
+  tokens.command('create')
+    .description('create an admin API token; it is printed once')
+    .requiredOption('--label <label>', 'what or who the token is for')
+    .option('--json', 'print the token record and the token as JSON')
+    .action((opts: { label: string; json?: boolean }) => withServices(async ({ services }) => {
+      const { adminToken, token } = await services.adminTokens.create(opts.label, operator())
+      if (opts.json) return printJson({ adminToken, token })
+      printAdminToken(adminToken)
+      process.stdout.write(`token:     ${token}\n(shown once: store it now; only its digest is kept)\n`)
+    }))
+
+  tokens.command('list')
+    .description('list admin API tokens; never shows the tokens themselves')
+    .option('--json', 'print as JSON')
+    .action((opts: { json?: boolean }) => withServices(async ({ services }) => {
+      const all = await services.adminTokens.list()
+      if (opts.json) return printJson(all)
+      printTable(['ID', 'LABEL', 'STATUS', 'CREATED', 'BY', 'LAST USED', 'TOKEN'], all.map((t) => [
+        t.id, t.label, t.status, t.createdAt, t.createdBy, t.lastUsedAt ?? 'never', t.tokenHint,
+      ]))
+      if (services.settings.adminToken) process.stdout.write('PLUGIN_GATEHOUSE_ADMIN_TOKEN is also set and opens the admin API.\n')
+    }))
+
+  tokens.command('revoke')
+    .description('revoke an admin API token for good; it stops working at once')
+    .argument('<id>', 'admin token id (adm_…)')
+    .option('--json', 'print the token record as JSON')
+    .action((id: string, opts: { json?: boolean }) => withServices(async ({ services }) => {
+      const revoked = await services.adminTokens.revoke(id, operator())
+      if (opts.json) return printJson(revoked)
+      process.stdout.write(`${revoked.id} is now ${revoked.status}\n`)
+    }))
+}
+
+function printAdminToken(t: AdminTokenRecord): void {
+  const rows: [string, string][] = [['id', t.id], ['label', t.label], ['status', t.status], ['created', t.createdAt], ['hint', t.tokenHint]]
+  for (const [k, v] of rows) process.stdout.write(`${(k + ':').padEnd(11)}${v}\n`)
 }

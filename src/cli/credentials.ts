@@ -1,9 +1,9 @@
 // `gatehouse credentials …`: managed machine credentials. Tokens are printed once, at
 // create and rotate; listings show only the non-secret hint.
 import type { Command } from 'commander'
-import { expiryFromDuration, type CredentialChangeActor, type CredentialRecord } from '../auth/credentials.js'
+import { expiryFromDuration, type CredentialRecord } from '../auth/credentials.js'
+import { operator } from './operator.js'
 import { withServices } from './context.js'
-import { cliOperator } from './operator.js'
 import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
 import { printJson, printTable } from './output.js'
 
@@ -15,9 +15,6 @@ interface CreateOptions {
   readonly webhookInterests?: ReturnType<typeof webhookInterests>
   readonly json?: boolean
 }
-
-/** The operator at the command line, as the audit log names them. */
-const operator = (): CredentialChangeActor => cliOperator()
 
 export function registerCredentials(program: Command): void {
   const credentials = program.command('credentials').description('machine credentials: create, list and manage their lifecycle')

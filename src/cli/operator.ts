@@ -1,4 +1,4 @@
-// The operator at the command line, as the audit log names them.
+// Who runs a CLI command, as audit records and probe ledgers name them: the OS account.
 import { userInfo } from 'node:os'
 
 export interface CliOperator {
@@ -7,10 +7,17 @@ export interface CliOperator {
 }
 
 export function cliOperator(): CliOperator {
+  return { type: 'cli', id: operatorName() }
+}
+
+/** The operator's login name; some containers have no account entry for the uid. */
+export function operatorName(): string {
   try {
-    return { type: 'cli', id: userInfo().username }
+    return userInfo().username
   } catch {
-    // No account entry for the uid (some containers): say so rather than fail the command.
-    return { type: 'cli', id: process.env.USER ?? 'unknown-operator' }
+    return process.env.USER ?? 'unknown-operator'
   }
 }
+
+/** The operator at the command line, as an actor of the audit log. */
+export const operator = cliOperator

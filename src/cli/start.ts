@@ -1,7 +1,7 @@
 // `gatehouse start` (and `npm start`): the first-run path. Migrates, loads demo data into an
-// empty store, makes sure there is a demo machine credential with every read scope and a
-// control-panel admin, prints their secrets once, then serves. Markers in the meta table
-// remember that the secrets were shown, so a restart never prints (or mints) new ones.
+// empty store, makes sure there is a demo machine credential with every read scope, an admin
+// API token and a control-panel admin, prints their secrets once, then serves. Markers in the
+// meta table remember that the secrets were shown, so a restart never prints (or mints) new ones.
 import { randomBytes } from 'node:crypto'
 import type { Command } from 'commander'
 import type { CredentialService } from '../auth/credentials.js'
@@ -10,6 +10,9 @@ import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
 import { getMeta, setMeta } from '../store/meta.js'
 import { seedDemo } from '../loaders/demo/demo-data.js'
 import { BASE_PATH } from '../api/machine-route.js'
+import { ADMIN_BASE_PATH } from '../api/admin/admin-route.js'
+import type { AdminTokenService } from '../auth/admin-tokens.js'
+import { operator } from './operator.js'
 import { applyListenOptions, printListening, serve } from './serve.js'
 import { loadCliSettings, withServices } from './context.js'
 import { createProgress } from './progress.js'
@@ -17,6 +20,7 @@ import { formatCount } from './output.js'
 
 const CREDENTIAL_MARKER = 'start.demo_credential'
 const ADMIN_MARKER = 'start.demo_admin'
+const ADMIN_TOKEN_MARKER = 'start.admin_token'
 export const DEMO_ADMIN_USERNAME = 'admin'
 
 export function registerStart(program: Command): void {
@@ -39,6 +43,7 @@ export function registerStart(program: Command): void {
         }
         const lines: string[] = []
         await ensureDemoCredential(services.credentials, services.scopes.readScopes, database.db, lines, settings.baseUrl)
+        await ensureAdminToken(services.adminTokens, database.db, lines, settings.baseUrl)
         await ensureAdmin(database.db, lines)
         return lines
       }, { settings })
@@ -65,6 +70,30 @@ async function ensureDemoCredential(credentials: CredentialService, readScopes: 
     `Machine token for ${credential.id}, every read scope (shown once; keep it now):`,
     `  ${token}`,
     `  Try: curl -H "Authorization: Bearer ${token}" ${baseUrl}${BASE_PATH}/auth/whoami`,
+  )
+}
+
+async function ensureAdminToken(adminTokens: AdminTokenService, db: Db, lines: string[], baseUrl: string): Promise<void> {
+  const marker = await getMeta(db, ADMIN_TOKEN_MARKER)
+  if (marker) {
+    lines.push(
+      `Admin API token: ${marker} (shown on the first run; only its digest is stored).`,
+      '  Another one: npx gatehouse admin token create --label NAME',
+    )
+    return
+  }
+  const existing = (await adminTokens.list()).filter((t) => t.status === 'active')
+  if (existing.length > 0) {
+    await setMeta(db, ADMIN_TOKEN_MARKER, existing[0].id)
+    lines.push(`Admin API tokens already exist (${existing.map((t) => t.id).join(', ')}); none was created.`)
+    return
+  }
+  const { adminToken, token } = await adminTokens.create('First-run admin token', operator())
+  await setMeta(db, ADMIN_TOKEN_MARKER, adminToken.id)
+  lines.push(
+    `Admin API token ${adminToken.id} (shown once; keep it now):`,
+    `  ${token}`,
+    `  Try: curl -H "Authorization: Bearer ${token}" ${baseUrl}${ADMIN_BASE_PATH}/credentials`,
   )
 }
 

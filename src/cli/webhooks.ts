@@ -1,7 +1,7 @@
 // `gatehouse worker` (webhook delivery only, for scaling out) and `gatehouse webhooks …`
 // (status, dead-letter listing and replay, probe): operator tools over the same
 // operations the admin API and the machine API use.
-import { userInfo } from 'node:os'
+import { operatorName } from './operator.js'
 import type { Command } from 'commander'
 import { pino } from 'pino'
 import { openStore, withServices } from './context.js'
@@ -117,7 +117,7 @@ export function registerWebhookCommands(program: Command): void {
       if ((opts.id === undefined) === (opts.all !== true)) throw new CliError('give either --id N or --all')
       if (opts.limit !== undefined && !opts.all) throw new CliError('--limit goes with --all')
       const request = opts.all ? { mode: 'all' as const, limit: opts.limit ?? 1000 } : { mode: 'single' as const, id: opts.id as number }
-      const result = await services.webhooks.replay(request, { type: 'cli', id: safeUser() })
+      const result = await services.webhooks.replay(request, { type: 'cli', id: operatorName() })
       if (opts.json) return printJson(result)
       process.stdout.write(result.replayed === 0
         ? 'Nothing to replay.\n'
@@ -128,18 +128,10 @@ export function registerWebhookCommands(program: Command): void {
     .description('send a signed synthetic delivery through the live URL and secret now (five-minute cooldown)')
     .option('--json', 'print the probe result as JSON')
     .action((opts: { json?: boolean }) => withServices(async ({ services }) => {
-      const result = await services.webhooks.probe(`cli:${safeUser()}`, { type: 'cli', id: safeUser() })
+      const result = await services.webhooks.probe(`cli:${operatorName()}`, { type: 'cli', id: operatorName() })
       if (opts.json) return printJson(result)
       process.stdout.write(`Probe ${result.probeId} to ${result.targetHost}: ${result.status}` +
         `${result.statusCode !== null ? ` (HTTP ${result.statusCode})` : ''}${result.error && result.statusCode === null ? ` (${result.error})` : ''} in ${result.durationMs} ms\n`)
       if (result.status === 'failed') process.exitCode = 1
     }))
-}
-
-function safeUser(): string {
-  try {
-    return userInfo().username
-  } catch {
-    return 'unknown'
-  }
 }

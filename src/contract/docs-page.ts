@@ -106,8 +106,11 @@ function sendText(reply: FastifyReply, type: string, body: string | Buffer, maxA
 }
 
 export async function docsPage(app: FastifyInstance): Promise<void> {
-  app.get(DOCS_PATH, async (_req, reply) => sendText(reply, 'text/html; charset=utf-8', PAGE, 0))
-  app.get(`${DOCS_PATH}/`, async (_req, reply) => reply.redirect(DOCS_PATH))
+  // The router serves /gatehouse/docs/ here too (trailing slashes are ignored), but the page's
+  // relative asset URLs resolve only from /gatehouse/docs: send the slash form there.
+  app.get(DOCS_PATH, async (request, reply) => request.url.split('?')[0].endsWith('/')
+    ? reply.redirect(DOCS_PATH)
+    : sendText(reply, 'text/html; charset=utf-8', PAGE, 0))
   app.get(`${DOCS_PATH}/page.js`, async (_req, reply) => sendText(reply, 'application/javascript; charset=utf-8', PAGE_JS, 3600))
   app.get(`${DOCS_PATH}/page.css`, async (_req, reply) => sendText(reply, 'text/css; charset=utf-8', PAGE_CSS, 3600))
   app.get<{ Params: { file: string } }>(`${DOCS_PATH}/assets/:file`, async (request, reply) => {

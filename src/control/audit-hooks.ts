@@ -3,6 +3,7 @@
 // run them inside the operation's own transaction, so a change and its record commit together;
 // callbacks, so those parts do not depend on the control plane.
 import type { CredentialChangeHook } from '../auth/credentials.js'
+import type { AdminTokenChangeHook } from '../auth/admin-tokens.js'
 import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
 import type { JobAuditHook } from '../jobs/job-context.js'
 import { appendAudit } from './audit-log.js'
@@ -19,6 +20,17 @@ export const auditCredentialChange: CredentialChangeHook = async (tx, change) =>
     actor: change.by ?? { type: 'system', id: 'unattributed' }, requestId: null, entity: { type: 'credential', id: c.id },
     summary: `${change.action} credential ${c.id} (${c.label})`,
     metadata: { label: c.label, scopes: c.scopes, status: c.status, expiresAt: c.expiresAt, boundaries: c.boundaries, ...(change.changed ? { changed: change.changed } : {}) },
+  })
+}
+
+/** Admin tokens are credentials too: minting and revoking one is audited (never its value). */
+export const auditAdminTokenChange: AdminTokenChangeHook = async (tx, change) => {
+  const t = change.token
+  await appendAudit(tx, {
+    category: 'credential', action: change.action, outcome: 'success', actor: change.by, requestId: null,
+    entity: { type: 'admin_token', id: t.id },
+    summary: `${change.action} admin token ${t.id} (${t.label})`,
+    metadata: { label: t.label, status: t.status, tokenHint: t.tokenHint },
   })
 }
 

@@ -10,16 +10,23 @@ import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
 import type { Caller } from '../auth/credentials.js'
 import type { Services } from '../services.js'
 import type { MachineRoute, RouteContext, RouteResult } from '../api/machine-route.js'
+import { servedChangeTypes } from '../api/operations/list-changes.js'
 import { SyncStateStore } from './sync-state-store.js'
 
 const resourceTypeSchema = (changeFeedTypes: readonly string[]) => Type.Union(changeFeedTypes.map((t) => Type.Literal(t)), { description: 'A /changes type' })
 const IntegrationKey = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$', description: "Defaults to the calling credential's id" })
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
 
+/** Longest checkpoint cursor kept (docs/operations.md). */
+export const CHECKPOINT_CURSOR_MAX_LENGTH = 2048
+
 const checkpointBody = (ResourceType: TSchema) => Type.Object({
   integrationKey: Type.Optional(IntegrationKey),
   resourceType: ResourceType,
-  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'A /changes pagination.nextCursor' })),
+  cursor: Type.Optional(Type.String({
+    minLength: 1, maxLength: CHECKPOINT_CURSOR_MAX_LENGTH,
+    description: `Any opaque string of 1 to ${CHECKPOINT_CURSOR_MAX_LENGTH} characters, kept as given. When it is a /changes pagination.nextCursor whose types include resourceType, lag counts from its position`,
+  })),
   updatedSince: Type.Optional(Type.String({ format: 'date-time' })),
   checkpointAt: Type.Optional(Type.String({ format: 'date-time', description: 'Defaults to now' })),
   metadata: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'Free JSON object, at most 16 KiB' })),
@@ -82,14 +89,20 @@ function parseTime(param: string, text: string | undefined, now: number): number
   return ms
 }
 
-/** The change-log position a /changes cursor points after; 400 for anything else. */
-function cursorPosition(services: Services, cursor: string, resourceType: string): number {
-  const c = services.cursors.decode<{ s?: unknown; t?: unknown; q?: unknown }>(cursor)
-  if (typeof c.s !== 'number' || !Number.isInteger(c.s) || c.s < 0 || !Array.isArray(c.t) || typeof c.q !== 'string') {
-    throw invalid('cursor', 'not a /changes cursor; use pagination.nextCursor of GET /changes')
+/**
+ * The change-log position a checkpoint cursor points after, when it is a /changes cursor
+ * that follows this type; null for any other string (a list's cursor, the client's own
+ * token), which is kept as given and leaves lag to updatedSince or checkpointAt.
+ */
+function cursorPosition(services: Services, cursor: string, resourceType: string): number | null {
+  let c: { s?: unknown; t?: unknown; q?: unknown }
+  try {
+    c = services.cursors.decode(cursor)
+  } catch {
+    return null
   }
-  if (!c.t.includes(resourceType)) throw invalid('cursor', `the cursor's change feed does not include ${resourceType}`)
-  return c.s
+  if (typeof c.s !== 'number' || !Number.isInteger(c.s) || c.s < 0 || !Array.isArray(c.t) || typeof c.q !== 'string') return null
+  return c.t.includes(resourceType) ? c.s : null
 }
 
 async function writeCheckpoint(services: Services, store: SyncStateStore, { body, caller }: RouteContext): Promise<RouteResult> {
@@ -128,7 +141,8 @@ async function readLag(services: Services, store: SyncStateStore, { query, calle
 
 export function syncStateRoutes(services: Services): MachineRoute[] {
   const store = new SyncStateStore(services.database.db)
-  const ResourceType = resourceTypeSchema(services.resources.changeFeedTypes)
+  // Families behind a flag that is off are unknown types here, as on /changes.
+  const ResourceType = resourceTypeSchema(servedChangeTypes(services))
   const CheckpointBody = checkpointBody(ResourceType)
   const LagQuery = lagQuery(ResourceType)
   const checkpoint = {

@@ -5,6 +5,12 @@ import { declareResource } from './declare.js'
 import { orderHooks, productHooks, variantHooks } from './commerce-hooks.js'
 import { CustomFields, Handle, Id, Money, Nullable, NullableDateTime, PUBLISH_STATUSES, Slug, StringEnum, Text } from './types.js'
 
+/**
+ * Order statuses: `cart` (not placed yet; isCompleted false), `pending` (placed, awaiting
+ * payment), `processing`, `shipped`, `completed`, `cancelled`, `refunded`.
+ */
+export const ORDER_STATUSES = ['cart', 'pending', 'processing', 'shipped', 'completed', 'cancelled', 'refunded'] as const
+
 const VariantSummary = Type.Object({
   id: Id(), sku: Text(), title: Text(), price: Money(), stock: Type.Integer(), hasUnlimitedStock: Type.Boolean(),
   isAvailable: Type.Boolean(), isDefault: Type.Boolean(),
@@ -175,18 +181,26 @@ export const orders = declareResource({
   group: 'commerce', hooks: orderHooks, scope: 'orders:read', sensitiveScope: 'orders:read_sensitive',
   columns: {
     number: { type: 'text', unique: true }, reference: { type: 'text' }, status: { type: 'text' },
-    dateOrdered: { type: 'timestamp' },
+    dateOrdered: { type: 'timestamp' }, isCompleted: { type: 'boolean' },
   },
   searchColumns: ['number', 'reference'],
+  // No default status: without one, every placed order is listed (carts are left out by isCompleted).
+  status: { values: ORDER_STATUSES },
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'number', column: 'number', type: 'text' }],
   listParams: {
-    status: { kind: 'equals', column: 'status', type: 'text' },
-    lastDays: { kind: 'withinDays', column: 'dateOrdered' },
+    isCompleted: {
+      kind: 'booleanColumn', column: 'isCompleted', default: true,
+      description: 'false: only carts (orders not placed yet); true: only placed orders. Without it and without status, carts are left out',
+    },
+    lastDays: {
+      kind: 'withinDays', column: 'dateOrdered',
+      description: 'Only orders placed in the last N days: dateOrdered within N × 24 hours before now (whole days, 1..3650); carts have no dateOrdered',
+    },
   },
   properties: {
     number: Type.String({ pattern: '^[0-9a-f]{32}$' }),
     reference: Nullable(Text()),
-    status: Handle(),
+    status: StringEnum(ORDER_STATUSES),
     isCompleted: Type.Boolean(),
     dateOrdered: NullableDateTime(),
     currency: Type.String({ pattern: '^[A-Z]{3}$' }),

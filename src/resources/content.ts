@@ -44,7 +44,9 @@ export const entries = declareResource({
   },
   searchColumns: ['title', 'slug'],
   status: { values: PUBLISH_STATUSES, default: 'live', otherStatusesScope: 'entries:read_all_statuses' },
+  // Slugs are unique per section: with slug, section chooses between sections.
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'slug', column: 'slug', type: 'text' }],
+  selectorFilters: [{ name: 'section', column: 'section', type: 'text' }],
   listParams: {
     section: { kind: 'equals', column: 'section', type: 'text' },
     type: { kind: 'equals', column: 'type', type: 'text' },

@@ -24,8 +24,9 @@ export type ListParamDeclaration =
   | { readonly kind: 'equals'; readonly column: string; readonly type: 'text' | 'integer' }
   | { readonly kind: 'search' } // `q`/`search`: case-insensitive contains over `searchColumns`
   | { readonly kind: 'arrayContains'; readonly path: string } // a value in a document array
-  | { readonly kind: 'withinDays'; readonly column: string } // column >= now - N days
+  | { readonly kind: 'withinDays'; readonly column: string; readonly description?: string } // column >= now - N days
   | BooleanWhereParam
+  | BooleanColumnParam
   | { readonly kind: 'integer'; readonly min: number; readonly default: number } // parameter read by another
 
 /**
@@ -39,6 +40,19 @@ export interface BooleanWhereParam {
   readonly where: readonly { readonly column: string; readonly op: '=' | '<='; readonly value?: string | number | boolean; readonly param?: string }[]
   /** Refused together with `updatedSince` (the spec's "full-sync mode only"). */
   readonly fullSyncOnly?: boolean
+}
+
+/**
+ * A boolean column the caller may ask to be true or false (`isCompleted=false`). `default`
+ * applies when the caller gives neither this parameter nor `status`: any status, `all`
+ * included, is an explicit choice of which records to see (orders hide carts by default, and
+ * `status=all` means every order).
+ */
+export interface BooleanColumnParam {
+  readonly kind: 'booleanColumn'
+  readonly column: string
+  readonly description: string
+  readonly default?: boolean
 }
 
 export interface StatusDeclaration {
@@ -144,7 +158,7 @@ export function declareResource(d: ResourceDeclaration): Resource {
     }
   }
   for (const [name, p] of Object.entries(d.listParams ?? {})) {
-    const cols = p.kind === 'equals' || p.kind === 'withinDays' ? [p.column] : p.kind === 'booleanWhere' ? p.where.map((w) => w.column) : []
+    const cols = p.kind === 'equals' || p.kind === 'withinDays' || p.kind === 'booleanColumn' ? [p.column] : p.kind === 'booleanWhere' ? p.where.map((w) => w.column) : []
     for (const col of cols) if (!(col in d.columns)) throw new Error(`${d.type}: list parameter ${name} uses unindexed column ${col}`)
     if (p.kind === 'booleanWhere') {
       for (const w of p.where) {

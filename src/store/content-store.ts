@@ -196,7 +196,7 @@ export class StoreWriter implements RecordWriter {
       const now = this.stamp()
       const full = completeRecord(r, { ...(input as Doc), uid: randomUUID(), createdAt: isoOf(now), updatedAt: isoOf(now) })
       await r.hooks?.beforeWrite?.(this, full, undefined)
-      // A left-out property whose type has no valid default (an order's status handle)
+      // A left-out property whose type has no valid default (a handle, whose pattern '' fails)
       // must be given: never store a document its own schema rejects.
       // Ids come later, in a batch: check with a stand-in so a valid record passes the fast
       // compiled check instead of walking the error iterator for the missing id every time.

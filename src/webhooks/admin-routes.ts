@@ -16,7 +16,8 @@ import type { WebhookActor } from './webhook-service.js'
 export function triggeredBy(request: FastifyRequest): string {
   const admin = request.admin
   if (!admin) return 'admin'
-  return admin.type === 'token' ? 'admin-token' : `admin:${admin.id}`
+  // A token's id: `admin-token` (the setting) or a managed token's `adm_…`.
+  return admin.type === 'token' ? admin.id : `admin:${admin.id}`
 }
 
 /** Who the audit log names for an admin's probe or replay: the admin token or the signed-in admin. */

@@ -54,7 +54,7 @@ test('authentication comes before the route: unknown admin paths are 401 without
   assert.equal(res.json().error.code, 'NOT_FOUND')
 })
 
-test('without PLUGIN_GATEHOUSE_ADMIN_TOKEN the admin API answers 401 to everything', async (t) => {
+test('without PLUGIN_GATEHOUSE_ADMIN_TOKEN and without managed admin tokens the admin API answers 401 to everything', async (t) => {
   const app = await adminTestApp('sqlite', { PLUGIN_GATEHOUSE_ADMIN_TOKEN: '' })
   t.after(() => app.close())
   assert.equal(app.services.settings.adminToken, undefined)
@@ -64,7 +64,7 @@ test('without PLUGIN_GATEHOUSE_ADMIN_TOKEN the admin API answers 401 to everythi
     assertUnauthorized(await c.get('/credentials'))
     assertUnauthorized(await c.get('/nothing-here'))
   }
-  assertUnauthorized(await adminClient(app, ADMIN_TOKEN).get('/credentials'), /not configured/)
+  assertUnauthorized(await adminClient(app, ADMIN_TOKEN).get('/credentials'), /Invalid admin token \(create one with: gatehouse admin token create --label NAME\)/)
   assert.equal(await countRows(app.database.db, 'sections'), 0)
 })
 

@@ -35,7 +35,7 @@ test('orders: lastDays keeps recent orders; variants and assets: selectors with 
   try {
     await seedSmallCatalog(app.services.store)
     const old = new Date(Date.now() - 40 * 86_400_000).toISOString()
-    await app.services.store.create('orders', { number: 'b'.repeat(32), currency: 'EUR', status: 'shipped', dateOrdered: old, totalPrice: 5, totalPaid: 5 })
+    await app.services.store.create('orders', { number: 'b'.repeat(32), currency: 'EUR', status: 'shipped', isCompleted: true, dateOrdered: old, totalPrice: 5, totalPaid: 5 })
     const token = await app.issueToken(['orders:read', 'variants:read', 'assets:read', 'categories:read'])
     const numbers = async (q: string) => (await app.get(`/gatehouse/v1/orders?${q}`, token)).json().data.map((o: { number: string }) => o.number[0])
     assert.deepEqual(await numbers(''), ['a', 'b'])

@@ -10,6 +10,12 @@ import { migrations } from '../../src/store/migrations/index.js'
 import { assertNoInternals, cliDatabase, runCli } from './helpers/cli.js'
 import { schemaSnapshot } from '../helpers/schema-snapshot.js'
 
+// Columns declared after the frozen migrations reach a fresh database as schema steps too.
+const SINCE_FROZEN = [{
+  resourceType: 'orders', kind: 'add-column', target: 'orders.is_completed', rowsFilled: 0,
+  description: "add column orders.is_completed (integer), filled from each record's document.isCompleted, with orders_is_completed_updated",
+}]
+
 test('migrate: --dry-run changes nothing, then migrations and schema steps are applied once and listed', async (t) => {
   const db = await cliDatabase('sqlite')
   t.after(() => db.destroy())
@@ -20,7 +26,8 @@ test('migrate: --dry-run changes nothing, then migrations and schema steps are a
   const fresh = await runCli(['migrate', '--dry-run', '--json'], { env })
   assert.equal(fresh.code, 0, fresh.stderr)
   assert.deepEqual(JSON.parse(fresh.stdout), {
-    dryRun: true, migrations: migrations.map((m) => ({ name: m.name, status: 'pending' })), schemaSteps: [], problems: [],
+    dryRun: true, migrations: migrations.map((m) => ({ name: m.name, status: 'pending' })),
+    schemaSteps: SINCE_FROZEN.map((step) => ({ ...step, status: 'pending' })), problems: [],
   })
   assert.deepEqual(await schemaSnapshot(stored), {}, 'the dry run created no table')
 
@@ -30,7 +37,9 @@ test('migrate: --dry-run changes nothing, then migrations and schema steps are a
   const lines = table.split('\n')
   assert.deepEqual(lines[0].split(/\s+/), ['MIGRATION', 'STATUS'])
   assert.deepEqual(lines.slice(1).map((l) => l.split(/\s{2,}/)), migrations.map((m) => [m.name, 'applied now']))
-  assert.equal(schema, 'schema: matches the resource declarations')
+  assert.deepEqual(schema.split('\n').slice(1).map((l) => l.split(/\s{2,}/)), SINCE_FROZEN.map((step) => [step.kind, step.resourceType, 'applied now', step.description]))
+  const again = await runCli(['migrate'], { env })
+  assert.match(again.stdout, /^schema: matches the resource declarations$/m)
   const rows = await stored.db.selectFrom('migrations').select('name').orderBy('name').execute()
   assert.deepEqual(rows.map((r) => r.name), migrations.map((m) => m.name).sort())
 
@@ -56,7 +65,10 @@ test('migrate: --dry-run changes nothing, then migrations and schema steps are a
     problems: [],
   })
   const steps = await stored.db.selectFrom('schema_steps').select(['resource_type', 'kind', 'target']).execute()
-  assert.deepEqual(steps, [{ resource_type: 'products', kind: 'create-index', target: 'products_slug_unique' }])
+  assert.deepEqual(steps, [
+    ...SINCE_FROZEN.map((step) => ({ resource_type: step.resourceType, kind: step.kind, target: step.target })),
+    { resource_type: 'products', kind: 'create-index', target: 'products_slug_unique' },
+  ])
 })
 
 test('migrate: a column no declaration has stops migrate and start-up until --drop-removed drops it', async (t) => {

@@ -69,7 +69,7 @@ function assertGettingStartedSample(stdout: string, stderr: string): void {
   const normalise = (text: string) => text
     .replace(/sqlite:\S+?: /g, 'sqlite:DATABASE: ')
     .replace(/gth_[^"\s]+/g, 'TOKEN')
-    .replace(/gha_[^"\s]+/g, 'ADMIN_TOKEN')
+    .replace(/gta_[^"\s]+/g, 'ADMIN_TOKEN')
     .replace(/cred_[A-Za-z0-9_-]+/g, 'CREDENTIAL')
     .replace(/adm_[A-Za-z0-9_-]+/g, 'ADMIN_TOKEN_ID')
     .replace(/password: \S+/g, 'password: PASSWORD')
@@ -89,7 +89,7 @@ test('start serves demo data and prints a working token and admin login once', a
   const first = await start(env)
   t.after(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL') })
   const out = first.output()
-  assert.match(out, /^Database sqlite:.*: \d+ migration\(s\) applied$/m)
+  assert.match(out, /^Database sqlite:.*: \d+ migration\(s\) applied(, \d+ schema step\(s\) applied)?$/m)
   const token = /^ {2}(gth_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
   assert.ok(token, `no token in:\n${out}`)
   const password = /^ {2}password: (\S+)$/m.exec(out)?.[1]
@@ -104,6 +104,13 @@ test('start serves demo data and prints a working token and admin login once', a
   assert.equal(me.data.label, 'Demo token (all read scopes)')
   assert.ok(out.includes(`Machine token for ${me.data.credentialId}`))
   for (const scope of ['products:read', 'entries:read', 'orders:read_sensitive', 'changes:read']) assert.ok(me.data.scopes.includes(scope), scope)
+
+  // The admin API token printed opens the admin API (and only it).
+  const adminToken = /^ {2}(gta_[A-Za-z0-9_-]{43})$/m.exec(out)?.[1]
+  assert.ok(adminToken, `no admin token in:\n${out}`)
+  const adminCall = await fetch(`${first.base}/gatehouse/admin/v1/credentials`, { headers: { authorization: `Bearer ${adminToken}` } })
+  assert.equal(adminCall.status, 200)
+  assert.equal((await fetch(`${first.base}/gatehouse/v1/auth/whoami`, { headers: { authorization: `Bearer ${adminToken}` } })).status, 401)
 
   // The demo data is there to read.
   const products = (await (await fetch(`${first.base}/gatehouse/v1/products?limit=3`, { headers })).json()) as { data: { variants: unknown[] }[]; pagination: { hasMore: boolean } }
@@ -126,7 +133,8 @@ test('start serves demo data and prints a working token and admin login once', a
   const second = await start(env)
   t.after(() => { if (second.child.exitCode === null) second.child.kill('SIGKILL') })
   const again = second.output()
-  assert.doesNotMatch(again, /gth_/)
+  assert.doesNotMatch(again, /gth_|gta_/)
+  assert.match(again, /^Admin API token: adm_[A-Za-z0-9_-]+ \(shown on the first run; only its digest is stored\)\.$/m)
   assert.doesNotMatch(again, /^ {2}password: /m)
   assert.match(again, /^Database sqlite:.*: up to date$/m)
   assert.ok(again.includes(`npx gatehouse credentials rotate ${me.data.credentialId}`))

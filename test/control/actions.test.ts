@@ -132,8 +132,8 @@ test('executions list: the caller sees its own; deciders and audit readers see a
   const a = await app.token(AGENT_SCOPES)
   const b = await app.token(AGENT_SCOPES)
   const ids: string[] = []
-  for (const status of ['one', 'two', 'three']) ids.push((await app.execute(a, { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status } })).json().data.id)
-  const bId = (await app.execute(b, { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status: 'four' } })).json().data.id
+  for (const status of ['pending', 'shipped', 'completed']) ids.push((await app.execute(a, { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status } })).json().data.id)
+  const bId = (await app.execute(b, { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status: 'refunded' } })).json().data.id
   assert.deepEqual((await app.get(`${CONTROL}/executions`, b)).json().data.map((e: { id: string }) => e.id), [bId])
   const reader = await app.token(['control:executions:read', 'control:audit:read'])
   const first = (await app.get(`${CONTROL}/executions?limit=2&actionType=order.setStatus`, reader)).json()

@@ -15,11 +15,11 @@ test('a request without actionType, payload, metadata.source, metadata.agentId o
   assert.equal(res.statusCode, 400)
   assert.deepEqual(res.json().error.details.map((d: { param: string }) => d.param).sort(),
     ['actionType', 'metadata.agentId', 'metadata.source', 'metadata.traceId', 'payload'])
-  const partial = await app.post(`${CONTROL}/approvals/request`, { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status: 'x' }, metadata: { source: 's', traceId: '' } }, agent)
+  const partial = await app.post(`${CONTROL}/approvals/request`, { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status: 'shipped' }, metadata: { source: 's', traceId: '' } }, agent)
   assert.deepEqual(partial.json().error.details.map((d: { param: string }) => d.param).sort(), ['metadata.agentId', 'metadata.traceId'])
   const badPayload = await app.post(`${CONTROL}/approvals/request`, { actionType: 'order.setStatus', payload: { orderId: 999999 }, metadata: provenance }, agent)
   assert.deepEqual(badPayload.json().error.details.map((d: { param: string }) => d.param).sort(), ['payload.status'])
-  const noOrder = await app.request(agent, 'order.setStatus', { orderId: 999999, status: 'x' })
+  const noOrder = await app.request(agent, 'order.setStatus', { orderId: 999999, status: 'shipped' })
   assert.deepEqual(noOrder.json().error.details, [{ param: 'payload.orderId', problem: 'no orders record with id 999999' }])
   assert.equal(await app.count('control_approvals'), 0)
 })
@@ -127,8 +127,8 @@ test('requesters see their own approvals; deciders and audit readers see all; li
   const a = await app.token(AGENT_SCOPES)
   const b = await app.token(AGENT_SCOPES)
   const ids: string[] = []
-  for (const status of ['s1', 's2', 's3']) ids.push((await app.request(a, 'order.setStatus', { orderId: app.ids.orders, status })).json().data.id)
-  const bId = (await app.request(b, 'order.setStatus', { orderId: app.ids.orders, status: 'other' })).json().data.id
+  for (const status of ['pending', 'shipped', 'completed']) ids.push((await app.request(a, 'order.setStatus', { orderId: app.ids.orders, status })).json().data.id)
+  const bId = (await app.request(b, 'order.setStatus', { orderId: app.ids.orders, status: 'cancelled' })).json().data.id
 
   const mine = (await app.get(`${CONTROL}/approvals`, b)).json().data
   assert.deepEqual(mine.map((x: { id: string }) => x.id), [bId])

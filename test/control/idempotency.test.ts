@@ -10,7 +10,7 @@ test('the header is required and checked', async (t) => {
   const app = await controlApp('sqlite')
   t.after(() => app.close())
   const agent = await app.token(AGENT_SCOPES)
-  const body = { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status: 'x' } }
+  const body = { actionType: 'order.setStatus', payload: { orderId: app.ids.orders, status: 'shipped' } }
   const missing = await app.post(`${CONTROL}/actions/execute`, body, agent)
   assert.equal(missing.statusCode, 400)
   assert.equal(missing.json().error.details[0].param, 'Idempotency-Key')

@@ -45,7 +45,7 @@ for (const dialect of await testDialects()) {
       ['entry.publishDraft', { draftId }, { applyDraft: 'undone', removeDraft: 'done' }],
       ['variant.setPrice', { variantId, price: 99 }, { setPrice: 'undone' }],
       ['variant.adjustStock', { variantId, delta: 7 }, { adjustStock: 'undone' }],
-      ['order.setStatus', { orderId, status: 'lost' }, { setStatus: 'undone' }],
+      ['order.setStatus', { orderId, status: 'cancelled' }, { setStatus: 'undone' }],
       ['order.refund', { orderId, amount: 10 }, { recordRefund: 'undone' }],
     ]
     app.services.control.testHooks.afterSteps = failingStep

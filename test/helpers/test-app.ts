@@ -10,11 +10,11 @@ import pg from 'pg'
 import { buildApp, type GatehouseApp } from '../../src/app.js'
 import { loadSettings, type Settings } from '../../src/settings.js'
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
-import { migrate } from '../../src/store/migrations/index.js'
+import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { openapiDocument } from '../../src/contract/openapi.js'
 import { responseContractFor, watchResponses, type ResponseContract } from './response-contract.js'
 import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
-import type { ResourceRegistry } from '../../src/resources/index.js'
+import { defaultRegistry, type ResourceRegistry } from '../../src/resources/index.js'
 import type { ProviderTimings } from '../../src/providers/provider-registry.js'
 
 export const PG_URL = process.env.GATEHOUSE_TEST_DATABASE_URL ?? 'postgres://postgres:postgres@127.0.0.1:5432/test'
@@ -70,7 +70,8 @@ export interface TestDatabase extends Database {
 /** A fresh, migrated database. */
 export async function testDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
   const database = await emptyTestDatabase(dialect, opts)
-  await migrate(database)
+  // As a served database is prepared: migrations, then the declarations' schema steps.
+  await migrateSchema(database, defaultRegistry.all)
   return database
 }
 

@@ -37,7 +37,7 @@ for (const dialect of await testDialects()) {
       const product = await store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
       await store.create('variants', { productId: product.id, sku: 'MUG-1', title: 'Mug', price: 9, stock: 4 })
       await store.create('tags', { group: 'g', title: 'Not emitted', slug: 'not-emitted' })
-      const order = await store.create('orders', { number: 'c'.repeat(32), currency: 'EUR', status: 'new', email: 'buyer@example.com', totalPrice: 5, totalPaid: 5 })
+      const order = await store.create('orders', { number: 'c'.repeat(32), currency: 'EUR', status: 'pending', email: 'buyer@example.com', totalPrice: 5, totalPaid: 5 })
 
       // entry created/updated/deleted, product created + updated (its variant), order created.
       await receiver.waitFor((r) => r.length >= 6)

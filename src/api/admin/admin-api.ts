@@ -30,7 +30,7 @@ export const builtInAdminRoutes: readonly AdminRoutes[] = [recordRoutes, credent
 const toRegex = (url: string) => new RegExp('^' + url.replace(/:[A-Za-z]+/g, '[^/]+') + '/?$')
 
 export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Promise<void> {
-  const authenticateAdmin = makeAdminAuthenticator({ adminToken: opts.services.settings.adminToken, sessionResolver: opts.sessionResolver })
+  const authenticateAdmin = makeAdminAuthenticator({ adminToken: opts.services.settings.adminToken, managedTokens: opts.services.adminTokens, sessionResolver: opts.sessionResolver })
   const ctx: AdminRouteContext = { services: opts.services, authenticateAdmin }
   const limit = opts.services.settings.rateLimitPerMinute
 

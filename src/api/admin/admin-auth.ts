@@ -1,24 +1,31 @@
-// Who may use the admin API. Two ways in: `Authorization: Bearer <PLUGIN_GATEHOUSE_ADMIN_TOKEN>`
-// (bootstrap and automation) and, once the control panel exists, an admin's session. The
-// panel plugs its session check in as a resolver, so every admin route, including route
-// files other parts add, goes through this one function.
+// Who may use the admin API. Three ways in: a managed admin token (`gatehouse admin token
+// create`, printed once by the first `gatehouse start`), the PLUGIN_GATEHOUSE_ADMIN_TOKEN
+// setting (automation), both as `Authorization: Bearer …`, and an admin's control-panel
+// session. The panel plugs its session check in as a resolver, so every admin route,
+// including route files other parts add, goes through this one function.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { ApiError } from '../../contract/errors.js'
 
 export interface AdminPrincipal {
-  /** `token`: the configured admin token; `session`: a control-panel admin. */
+  /** `token`: an admin token (managed or the setting); `session`: a control-panel admin. */
   readonly type: 'token' | 'session'
-  /** `admin-token`, or the admin's username. */
+  /** A managed token's id (`adm_…`), `admin-token` for the setting, or the admin's username. */
   readonly id: string
+}
+
+/** Finds the active managed admin token with this value (AdminTokenService). */
+export interface AdminTokenLookup {
+  authenticate(token: string): Promise<{ readonly id: string } | undefined>
 }
 
 /** Resolves a control-panel session (cookie) to an admin, or undefined when there is none. */
 export type AdminSessionResolver = (request: FastifyRequest) => Promise<AdminPrincipal | undefined>
 
 export interface AdminAuthOptions {
-  /** PLUGIN_GATEHOUSE_ADMIN_TOKEN; when absent the token way in is closed. */
+  /** PLUGIN_GATEHOUSE_ADMIN_TOKEN; when absent only managed tokens open the token way in. */
   readonly adminToken?: string
+  readonly managedTokens?: AdminTokenLookup
   readonly sessionResolver?: AdminSessionResolver
 }
 
@@ -46,10 +53,16 @@ export function makeAdminAuthenticator(opts: AdminAuthOptions): (request: Fastif
     if (header !== undefined) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(header)
       if (!m) throw adminUnauthorized('Malformed Authorization header; expected Bearer <admin token>')
-      if (!expected) throw adminUnauthorized('The admin token is not configured (PLUGIN_GATEHOUSE_ADMIN_TOKEN)')
-      if (!timingSafeEqual(digest(m[1]), expected)) throw adminUnauthorized('Invalid admin token')
-      request.admin = { type: 'token', id: 'admin-token' }
-      return request.admin
+      if (expected && timingSafeEqual(digest(m[1]), expected)) {
+        request.admin = { type: 'token', id: 'admin-token' }
+        return request.admin
+      }
+      const managed = await opts.managedTokens?.authenticate(m[1])
+      if (managed) {
+        request.admin = { type: 'token', id: managed.id }
+        return request.admin
+      }
+      throw adminUnauthorized('Invalid admin token (create one with: gatehouse admin token create --label NAME)')
     }
     const session = opts.sessionResolver ? await opts.sessionResolver(request) : undefined
     if (session) {

@@ -3,6 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../services.js'
 import { envelopeText } from '../machine-api.js'
+import type { RawRouteResult } from '../machine-route.js'
 import type { AdminPrincipal } from './admin-auth.js'
 
 export const ADMIN_BASE_PATH = '/gatehouse/admin/v1'
@@ -20,4 +21,9 @@ export type AdminRoutes = (admin: FastifyInstance, ctx: AdminRouteContext) => vo
 /** Sends `data` in the success envelope `{ ok: true, data, requestId }`. */
 export function sendAdminData(reply: FastifyReply, request: FastifyRequest, data: unknown, status = 200): FastifyReply {
   return reply.code(status).type('application/json; charset=utf-8').send(envelopeText({ data }, request.id))
+}
+
+/** Sends a page from a read operation (ready JSON text, pagination, meta) in the same envelope. */
+export function sendAdminPage(reply: FastifyReply, request: FastifyRequest, page: RawRouteResult): FastifyReply {
+  return reply.type('application/json; charset=utf-8').send(envelopeText(page, request.id))
 }

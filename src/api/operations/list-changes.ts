@@ -3,7 +3,7 @@
 // caller holds appear, and records the caller may not see appear as deletes.
 import type { Resource } from '../../resources/index.js'
 import type { Caller } from '../../auth/credentials.js'
-import { ApiError, invalid } from '../../contract/errors.js'
+import { ApiError, invalid, missingScope } from '../../contract/errors.js'
 import { PRUNED_THROUGH_KEY, readChanges, type ChangeExpressionBuilder } from '../../store/change-log.js'
 import { getMeta } from '../../store/meta.js'
 import { isoOf } from '../../store/documents.js'
@@ -13,7 +13,13 @@ import type { JsonResult, ReadContext } from './read-context.js'
 import type { ListInput } from './list-records.js'
 import { boundaryConditions, boundaryIds, renderRow, visibility, visibilityConditions } from './visibility.js'
 
-type ChangeCursor = { s: number; t: string[]; q: string; u?: number }
+/** `x`: the types were asked for by name, so each needs its read scope on every page. */
+type ChangeCursor = { s: number; t: string[]; q: string; u?: number; x?: 1 }
+
+/** Feed types served now: a family behind a flag only while the flag is on. */
+export function servedChangeTypes(ctx: Pick<ReadContext, 'resources' | 'settings'>): string[] {
+  return ctx.resources.enabled(ctx.settings).filter((r) => r.changeFeed !== false).map((r) => r.changeType)
+}
 
 /** Feed types the caller can read now: its scope held and its flag on. */
 export function readableChangeTypes(ctx: ReadContext, caller: Caller): string[] {
@@ -21,19 +27,32 @@ export function readableChangeTypes(ctx: ReadContext, caller: Caller): string[] 
 }
 
 function parseTypes(ctx: ReadContext, text: string): string[] {
-  const valid = ctx.resources.changeFeedTypes
+  const valid = servedChangeTypes(ctx)
   const types = [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]
   const unknown = types.filter((t) => !valid.includes(t))
-  if (unknown.length > 0) throw invalid('types', `unknown type ${unknown.join(', ')}; valid: ${valid.join(', ')}`)
+  if (unknown.length > 0) throw invalid('types', `unknown type ${unknown.join(', ')}; must be one of: ${valid.join(', ')}`)
   return types
 }
+
+/**
+ * Types asked for by name must each be readable: answering an empty page instead would tell
+ * a sync worker that nothing ever changes (403 naming the first scope missing).
+ */
+function requireTypeScopes(ctx: ReadContext, types: readonly string[], caller: Caller): void {
+  for (const t of types) {
+    const scope = ctx.resources.byChangeType(t)?.scope
+    if (scope !== undefined && !caller.scopes.has(scope)) throw missingScope(scope)
+  }
+}
+
+const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t))
 
 function parseChangeFilter(ctx: ReadContext, text: string): { resourceType?: string; action?: string } {
   const out: { resourceType?: string; action?: string } = {}
   for (const expr of text.split(',').filter(Boolean)) {
     const [path, value] = expr.split(':')
     if (path === 'action' && ['created', 'updated', 'deleted'].includes(value)) out.action = value
-    else if (path === 'resourceType' && ctx.resources.changeFeedTypes.includes(value)) out.resourceType = value
+    else if (path === 'resourceType' && servedChangeTypes(ctx).includes(value)) out.resourceType = value
     else throw invalid('filter', `"${expr}" is not supported; use action:created|updated|deleted or resourceType:TYPE`)
   }
   return out
@@ -44,12 +63,18 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
   const digest = queryDigest({ filter: input.filter ?? null })
   let afterSeq = 0
   let types: string[]
+  let named = input.types !== undefined
   let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
   if (input.cursor !== undefined) {
     const c = ctx.cursors.decode<ChangeCursor>(input.cursor)
     if (c.q !== digest || !Array.isArray(c.t) || typeof c.s !== 'number') throw invalid('cursor', 'cursor belongs to a different query; repeat the filter of the first page')
+    // A cursor keeps its types; `types` may repeat them, not change them (as on lists).
+    if (input.types !== undefined && !sameTypes(parseTypes(ctx, input.types), c.t)) {
+      throw invalid('types', `the cursor belongs to types ${c.t.join(',')}; repeat them or leave types out`)
+    }
     afterSeq = c.s
-    types = c.t // a cursor keeps its types
+    types = c.t
+    named = c.x === 1
     updatedSince = c.u
     const prunedThrough = Number((await getMeta(ctx.database.db, PRUNED_THROUGH_KEY)) ?? 0)
     if (afterSeq < prunedThrough) {
@@ -58,6 +83,7 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
   } else {
     types = input.types !== undefined ? parseTypes(ctx, input.types) : [...ctx.resources.changeFeedTypes]
   }
+  if (named) requireTypeScopes(ctx, types, caller)
   const readable = new Set(readableChangeTypes(ctx, caller))
   let effective = types.filter((t) => readable.has(t))
   if (filter.resourceType) effective = effective.filter((t) => t === filter.resourceType)
@@ -111,7 +137,9 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
   const last = page[page.length - 1]
   // The feed always hands back a position to resume from, also at its end, so a follower
   // can poll for new changes without missing any (see docs/decisions.md).
-  const nextCursor = ctx.cursors.encode({ s: last ? last.seq : afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}) } satisfies ChangeCursor)
+  const nextCursor = ctx.cursors.encode({
+    s: last ? last.seq : afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
+  } satisfies ChangeCursor)
   return {
     rawData: '[' + items.join(',') + ']',
     pagination: { hasMore, nextCursor },

@@ -2,14 +2,13 @@
 // record-inputs.ts). One indexed keyset query; documents go out as stored JSON text.
 import type { Resource } from '../../resources/index.js'
 import type { BooleanWhereParam } from '../../resources/declare.js'
-import type { Caller } from '../../auth/credentials.js'
 import { invalid, missingScope } from '../../contract/errors.js'
 import { parseBoolean } from '../../settings.js'
 import { likePattern, type Condition, type SortKey } from '../../store/record-query.js'
 import { queryDigest } from '../cursor.js'
 import { parseFilter } from '../filter.js'
 import { parseFields } from '../projection.js'
-import type { JsonResult, ReadContext } from './read-context.js'
+import type { JsonResult, ReadCaller, ReadContext } from './read-context.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
@@ -18,11 +17,11 @@ export type ListInput = Readonly<Record<string, any>>
 
 type ListCursor = { k: string | number; i: number; q: string; u?: number }
 
-export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: Caller): Promise<JsonResult> {
+export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: ReadCaller): Promise<JsonResult> {
   const { withSensitive, allowed, denied } = visibility(r, caller)
   const conditions: Condition[] = [...ownerConditions(ctx.resources, r, caller)]
   // While a run of a bounded workflow is open, the caller's lists hold only what lies inside.
-  const boundary = await ctx.jobs.readBoundary(caller.credentialId)
+  const boundary = caller.credentialId !== undefined ? await ctx.jobs.readBoundary(caller.credentialId) : null
   if (boundary) conditions.push(...boundaryConditions(ctx.resources, r, boundary))
   const digestParts: Record<string, unknown> = { type: r.type }
 
@@ -35,7 +34,7 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
     digestParts.status = status ?? 'all'
   }
   for (const [name, p] of Object.entries(r.listParams ?? {})) {
-    const v = input[name]
+    const v = input[name] ?? (p.kind === 'booleanColumn' && p.default !== undefined && input.status === undefined ? String(p.default) : undefined)
     if (v === undefined) continue
     digestParts[name] = v
     switch (p.kind) {
@@ -43,6 +42,7 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
       case 'search': conditions.push({ kind: 'search', columns: r.searchColumns ?? [], pattern: likePattern(v, { contains: true, wildcard: false }) }); break
       case 'arrayContains': conditions.push({ kind: 'path', test: { source: 'doc', path: [p.path], arrayAt: 1, op: 'exact', value: v } }); break
       case 'withinDays': conditions.push({ kind: 'gte', column: p.column, value: Date.now() - v * 86_400_000 }); break
+      case 'booleanColumn': conditions.push({ kind: 'eq', column: p.column, value: parseBoolean(v) === true }); break
       case 'booleanWhere':
         if (parseBoolean(v)) {
           if (p.fullSyncOnly && input.updatedSince !== undefined) throw invalid(name, `${name} is available in full-sync mode only (without updatedSince)`)

@@ -38,8 +38,9 @@ export function listQuerySchema(r: Resource): TObject {
       case 'equals': props[name] = p.type === 'integer' ? Type.Integer({ minimum: 1 }) : Type.String({ minLength: 1, maxLength: 255 }); break
       case 'search': props[name] = Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive contains' }); break
       case 'arrayContains': props[name] = Type.String({ minLength: 1, maxLength: 255 }); break
-      case 'withinDays': props[name] = Type.Integer({ minimum: 1, maximum: 3650, description: 'Only the last N days' }); break
+      case 'withinDays': props[name] = Type.Integer({ minimum: 1, maximum: 3650, description: p.description ?? 'Only the last N days' }); break
       case 'booleanWhere': props[name] = BooleanParam(p.description); break
+      case 'booleanColumn': props[name] = BooleanParam(p.description); break
       case 'integer': props[name] = Type.Integer({ minimum: p.min, default: p.default }); break
     }
   }

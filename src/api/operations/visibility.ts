@@ -4,13 +4,13 @@
 // of an unpublished entry is as hidden as the entry), and, while a run of a workflow with a
 // read boundary is open, only the records inside that boundary (DESIGN §9).
 import type { Resource, ResourceRegistry } from '../../resources/index.js'
-import type { Caller } from '../../auth/credentials.js'
 import type { Condition, RecordRow } from '../../store/record-query.js'
 import type { ReadBoundary } from '../../jobs/read-boundary.js'
 import { mergeDocText } from '../../store/documents.js'
 import { project, type FieldTree } from '../projection.js'
+import type { ReadCaller } from './read-context.js'
 
-export function visibility(r: Resource, caller: Caller) {
+export function visibility(r: Resource, caller: ReadCaller) {
   const withSensitive = r.sensitiveScope !== undefined && caller.scopes.has(r.sensitiveScope)
   const allowed = [...r.publicKeys, ...(withSensitive ? r.sensitiveKeys : [])]
   const denied = new Map(withSensitive ? [] : r.sensitiveKeys.map((k) => [k, r.sensitiveScope as string]))
@@ -18,7 +18,7 @@ export function visibility(r: Resource, caller: Caller) {
 }
 
 /** Whether the caller sees only the default status of `r` (entries without read_all_statuses). */
-export function statusRestricted(r: Resource, caller: Caller): boolean {
+export function statusRestricted(r: Resource, caller: ReadCaller): boolean {
   return r.status?.otherStatusesScope !== undefined && r.status.default !== undefined && !caller.scopes.has(r.status.otherStatusesScope)
 }
 
@@ -26,13 +26,13 @@ export function statusRestricted(r: Resource, caller: Caller): boolean {
  * Conditions every query of `r` by this caller carries: the default status where the caller
  * may see no other, and, for owned families, an owner the caller may see (recursively).
  */
-export function visibilityConditions(resources: ResourceRegistry, r: Resource, caller: Caller): Condition[] {
+export function visibilityConditions(resources: ResourceRegistry, r: Resource, caller: ReadCaller): Condition[] {
   const own: Condition[] = statusRestricted(r, caller) ? [{ kind: 'eq', column: 'status', value: r.status?.default as string }] : []
   return [...own, ...ownerConditions(resources, r, caller)]
 }
 
 /** The owner part of `visibilityConditions` (lists handle the family's own status themselves). */
-export function ownerConditions(resources: ResourceRegistry, r: Resource, caller: Caller): Condition[] {
+export function ownerConditions(resources: ResourceRegistry, r: Resource, caller: ReadCaller): Condition[] {
   const owner = r.owner ? resources.byType(r.owner.type) : undefined
   if (!r.owner || !owner) return []
   const where = visibilityConditions(resources, owner, caller)

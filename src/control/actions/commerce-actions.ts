@@ -7,6 +7,7 @@ import type { StoreWriter } from '../../store/content-store.js'
 import type { Doc } from '../../store/documents.js'
 import { defineAction, maxLimit, round2, type LimitResult, type Resolved } from './control-action.js'
 import { updateStep } from './record-steps.js'
+import { ORDER_STATUSES } from '../../resources/commerce.js'
 
 const Id = (description: string) => Type.Integer({ minimum: 1, description })
 
@@ -98,7 +99,7 @@ export const setOrderStatus = defineAction<SetStatus>({
   summary: "Set an order's status handle",
   payload: Type.Object({
     orderId: Id('The order'),
-    status: Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$', description: 'An order status handle' }),
+    status: Type.Union(ORDER_STATUSES.map((v) => Type.Literal(v)), { description: 'An order status (the orders declaration lists them)' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
   boundary: 'none',

@@ -15,13 +15,14 @@ import { panelSessions } from './009-panel-sessions.js'
 import { approvalReviewedState } from './010-approval-reviewed-state.js'
 import { schemaSteps } from './011-schema-steps.js'
 import { jobs } from './012-jobs.js'
+import { adminTokens } from './014-admin-tokens.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, adminTokens]
 
 export interface MigrationResult {
   readonly name: string
