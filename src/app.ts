@@ -9,7 +9,7 @@ import { pendingMigrations } from './store/migrations/index.js'
 import { migrateSchema } from './store/schema-reconcile.js'
 import { createServices, type Services } from './services.js'
 import { installErrorHandler } from './api/error-handler.js'
-import { machineApi } from './api/machine-api.js'
+import { machineApi, makeAuthenticator, type MachineApiOptions } from './api/machine-api.js'
 import { BODY_LIMIT_BYTES, type MachineRoute } from './api/machine-route.js'
 import { resourceRoutes } from './api/resource-routes.js'
 import { changeRoutes } from './api/change-routes.js'
@@ -38,6 +38,7 @@ import { validatorCompiler } from './api/validator-compiler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from './api/json-body.js'
 import { providerRoutes } from './providers/provider-routes.js'
 import type { ProviderTimings } from './providers/provider-registry.js'
+import { mcpEndpoint } from './mcp/mcp-endpoint.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -163,7 +164,10 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   routes.push(...contractRoutes(services, () => routes))
   routes.push(...templateRoutes(settings, () => routes))
 
-  await machineApi(app, { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied })
+  const machine: MachineApiOptions = { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied }
+  await machineApi(app, machine)
+  // The MCP endpoint admits exactly the callers the machine API admits (docs/mcp.md).
+  await mcpEndpoint(app, { services, routes, authenticate: makeAuthenticator(machine), onAnswered: ops.onAnswered, onDenied: ops.onDenied, onToolCall: ops.onToolCall })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })

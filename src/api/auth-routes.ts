@@ -1,5 +1,6 @@
 // GET /auth/whoami: who the token belongs to.
-import { Type } from '@sinclair/typebox'
+import { Type, type Static } from '@sinclair/typebox'
+import type { Caller } from '../auth/credentials.js'
 import type { MachineRoute } from './machine-route.js'
 
 export const WhoamiData = Type.Object({
@@ -9,12 +10,14 @@ export const WhoamiData = Type.Object({
   source: Type.Union([Type.Literal('managed'), Type.Literal('configured'), Type.Literal('legacy')]),
 }, { additionalProperties: false })
 
+/** Who the caller is: the operation behind /auth/whoami and the MCP whoami tool. */
+export const whoami = (caller: Caller): Static<typeof WhoamiData> =>
+  ({ credentialId: caller.credentialId, label: caller.label, scopes: [...caller.grantedScopes], source: caller.source })
+
 export function authRoutes(): MachineRoute[] {
   return [{
     method: 'GET', path: '/auth/whoami', key: 'auth.whoami', summary: 'The calling credential: id, label and scopes', tag: 'contract',
     scope: 'auth:read', data: WhoamiData,
-    handler: async ({ caller }) => ({
-      data: { credentialId: caller.credentialId, label: caller.label, scopes: [...caller.grantedScopes], source: caller.source },
-    }),
+    handler: async ({ caller }) => ({ data: whoami(caller) }),
   }]
 }

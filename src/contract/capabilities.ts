@@ -8,8 +8,9 @@ import { MAX_FIELDS } from '../api/projection.js'
 import { MAX_FILTERS } from '../api/filter.js'
 import type { ScopeCatalog, ScopeInfo } from '../auth/scopes.js'
 import type { Settings } from '../settings.js'
+import type { Caller } from '../auth/credentials.js'
 import { errorCatalog, type ErrorCode } from './errors.js'
-import { serviceInfo } from './service-info.js'
+import { MCP_PATH, serviceInfo } from './service-info.js'
 import { TOKEN_FORMAT } from './token-format.js'
 import { DOCS_PATH } from './docs-page.js'
 
@@ -34,6 +35,7 @@ export const CapabilitiesData = Type.Object({
   baseUrl: Str({ description: 'Absolute address of the base path' }),
   discovery: Type.Object({
     capabilities: Str(), openapi: Str(), schema: Str(), whoami: Str(), docs: Str({ description: 'Interactive reference page (HTML)' }),
+    mcp: Str({ description: 'Model Context Protocol endpoint (Streamable HTTP) for AI agents: the same bearer token, scopes and governance as this API' }),
     aliases: Type.Array(Type.Object({ path: Str(), target: Str() }, { additionalProperties: false })),
   }, { additionalProperties: false }),
   authentication: Type.Object({
@@ -94,6 +96,7 @@ function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], sett
       schema: `${BASE_PATH}/schema`,
       whoami: `${BASE_PATH}/auth/whoami`,
       docs: DOCS_PATH,
+      mcp: MCP_PATH,
       aliases: enabled.filter((r) => r.rootAlias).map((r) => ({ path: r.path, target: BASE_PATH + r.path })),
     },
     authentication: { methods: ['bearer'], header: 'Authorization', scheme: 'Bearer', tokenFormat: { ...TOKEN_FORMAT } },
@@ -115,21 +118,26 @@ function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], sett
   }
 }
 
-export function capabilitiesRoute(catalog: ScopeCatalog, settings: Settings, getRoutes: () => readonly MachineRoute[], providerScopes: readonly ScopeInfo[] = []): MachineRoute {
+/** The capabilities document for a caller; everything else in it is fixed per app, so built once. */
+export function capabilitiesFor(catalog: ScopeCatalog, settings: Settings, getRoutes: () => readonly MachineRoute[], providerScopes: readonly ScopeInfo[] = []): (caller: Caller) => Capabilities {
   let fixed: Omit<Capabilities, 'caller'> | undefined
+  return (caller) => {
+    fixed ??= staticPart(catalog, getRoutes(), settings, providerScopes)
+    const { service, basePath, baseUrl, discovery, authentication, ...rest } = fixed
+    return {
+      service, basePath, baseUrl, discovery, authentication,
+      caller: { credentialId: caller.credentialId, grantedScopes: [...caller.grantedScopes] },
+      ...rest,
+    }
+  }
+}
+
+export function capabilitiesRoute(catalog: ScopeCatalog, settings: Settings, getRoutes: () => readonly MachineRoute[], providerScopes: readonly ScopeInfo[] = []): MachineRoute {
+  const describe = capabilitiesFor(catalog, settings, getRoutes, providerScopes)
   return {
     method: 'GET', path: '/capabilities', key: 'capabilities.describe', tag: 'contract', scope: 'capabilities:read',
     summary: 'Service, authentication, scopes, flags, limits, error taxonomy and endpoints',
     rootAlias: true, data: CapabilitiesData,
-    handler: async ({ caller }) => {
-      fixed ??= staticPart(catalog, getRoutes(), settings, providerScopes)
-      const { service, basePath, baseUrl, discovery, authentication, ...rest } = fixed
-      const data: Capabilities = {
-        service, basePath, baseUrl, discovery, authentication,
-        caller: { credentialId: caller.credentialId, grantedScopes: [...caller.grantedScopes] },
-        ...rest,
-      }
-      return { data }
-    },
+    handler: async ({ caller }) => ({ data: describe(caller) }),
   }
 }

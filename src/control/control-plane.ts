@@ -2,7 +2,7 @@
 // approval expiry timer. Routes (machine API and admin API) and the CLI call these
 // operations; every write they make is audited in its own transaction.
 import type { Logger } from 'pino'
-import { ApiError, invalidMany } from '../contract/errors.js'
+import { ApiError, invalidMany, notFound } from '../contract/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import type { ScopeCatalog } from '../auth/scopes.js'
 import { generateId } from '../auth/tokens.js'
@@ -115,6 +115,13 @@ export class ControlPlane {
     })
     this.expiry.arm(expiresAt)
     return approval as Approval
+  }
+
+  /** One approval the caller may see (its own, or any for deciders and audit readers); 404 otherwise, as for a missing one. */
+  async approvalFor(caller: Caller, id: string): Promise<Approval> {
+    const { items } = await this.approvals.list({ id, requesterId: seesAll(caller) ? undefined : caller.credentialId, limit: 1 })
+    if (items.length === 0) throw notFound(`No approval ${id}`)
+    return items[0]
   }
 
   decide(id: string, decider: Actor, decision: 'approve' | 'reject', reason: string, requestId: string | null): Promise<Approval> {

@@ -9,7 +9,8 @@ import type { Services } from '../services.js'
 import { listAudit } from './audit-log.js'
 import { credentialActor } from './actor.js'
 import { seesAll, type ControlPlane } from './control-plane.js'
-import { EXECUTE_SCOPE, type Evaluation } from './evaluate-action.js'
+import { EXECUTE_SCOPE } from './evaluate-action.js'
+import { simulationView } from './simulation-view.js'
 import { IDEMPOTENCY_KEY } from './execute-action.js'
 import {
   ApprovalRequestBody, ApprovalSchema, ApprovalsQuery, AuditQuery, AuditRecordSchema, DecideBody, ExecuteBody, ExecutionSchema,
@@ -34,34 +35,6 @@ function newestFirstCursor(services: Services, query: Record<string, unknown>) {
     return { hasMore, nextCursor: hasMore && last ? services.cursors.encode({ q: digest, c: Date.parse(last.createdAt), i: last.id }) : null }
   }
   return { before, page }
-}
-
-export function simulationView(ev: Evaluation, actionType: string, hasExecuteScope: boolean) {
-  const why: string[] = []
-  if (!hasExecuteScope) why.push(`missing required scope: ${EXECUTE_SCOPE}`)
-  if (ev.payloadErrors.length > 0) why.push('the payload is invalid (see payloadErrors)')
-  if (ev.boundary.problem && !ev.boundary.allowed && ev.payloadErrors.length === 0) why.push(ev.boundary.problem)
-  const p = ev.effective.policy
-  return {
-    actionType,
-    decision: ev.decision,
-    wouldExecute: ev.decision === 'execute',
-    reasons: [...why, ...ev.reasons],
-    policy: {
-      handle: p.handle, builtIn: p.builtIn, actionPattern: p.actionPattern, enabled: p.enabled, requiresApproval: p.requiresApproval,
-      riskLevel: ev.effective.riskLevel, requiredApprovals: ev.effective.requiredApprovals, requiredScope: p.requiredScope, approvalTtlMinutes: p.approvalTtlMinutes,
-    },
-    approval: {
-      required: ev.approval.required, approvalId: ev.approval.approvalId, status: ev.approval.record?.status ?? null,
-      approvalsGiven: ev.approval.approvalsGiven, approvalsRequired: ev.approval.approvalsRequired,
-      payloadMatches: ev.approval.payloadMatches, reviewedStateMatches: ev.approval.reviewedStateMatches, usable: ev.approval.usable,
-    },
-    missingScopes: [...ev.missingScopes],
-    payloadErrors: ev.payloadErrors.map((d) => ({ param: d.param, problem: d.problem })),
-    limits: ev.limits.map(({ param: _param, ...l }) => l),
-    boundaries: { bounded: ev.boundary.bounded, allowed: ev.boundary.allowed, problem: ev.boundary.problem },
-    target: ev.resolved?.target.entity ?? null,
-  }
 }
 
 export function controlRoutes(services: Services): MachineRoute[] {

@@ -62,7 +62,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
     const problem = ev.boundary.problem ?? 'outside the credential\'s boundaries'
     await deps.database.db.transaction().execute((tx) => appendAudit(tx, {
       category: 'execution', action: 'execute', outcome: 'denied', actor, requestId, entity: ev.resolved?.target.entity ?? null,
-      summary: `Refused ${request.actionType}: ${problem}`, metadata: { actionType: request.actionType, idempotencyKey: key, payloadDigest: ev.payloadDigest },
+      summary: `Refused ${request.actionType}: ${problem}`, metadata: { actionType: request.actionType, idempotencyKey: key, payloadDigest: ev.payloadDigest, ...provenanceOf(request.metadata) },
     }))
     throw new ApiError('FORBIDDEN', `Action refused: ${problem}`)
   }
@@ -142,9 +142,16 @@ function audit(tx: Parameters<typeof appendAudit>[0], e: StoredExecution, reques
     metadata: {
       actionType: e.actionType, status: e.status, reasons: e.reasons, approvalId: e.approvalId, idempotencyKey: e.idempotencyKey,
       payloadDigest: e.payloadDigest, policyHandle: e.policyHandle, riskLevel: e.riskLevel, target: e.target,
-      result: e.result, error: e.error, steps: e.steps,
+      result: e.result, error: e.error, steps: e.steps, ...provenanceOf(e.metadata),
     },
   })
+}
+
+/** The provenance members of an execution's metadata (source, agentId, traceId), repeated in its audit records. */
+function provenanceOf(metadata: Record<string, unknown> | null | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const key of ['source', 'agentId', 'traceId']) if (typeof metadata?.[key] === 'string') out[key] = metadata[key]
+  return out
 }
 
 /** What a failed execution tells its caller: an ApiError's words, never an internal error's. */

@@ -1,17 +1,10 @@
 // POST /sync-state/checkpoint and GET /sync-state/lag, plus their deprecated aliases under
-// /consumers. A checkpoint belongs to an integration key, and a credential may only use its
-// own id as the key (spec rules 1–3): the one exception is the legacy default token while it
-// is the only credential the runtime accepts, which is how single-token sites keep several
-// named consumers.
+// /consumers: thin HTTP surfaces over writeCheckpoint and readLag (sync-state-operations.ts).
 import { Type, type TSchema } from '@sinclair/typebox'
-import { ApiError, invalid } from '../contract/errors.js'
-import { getMeta } from '../store/meta.js'
-import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
-import type { Caller } from '../auth/credentials.js'
 import type { Services } from '../services.js'
-import type { MachineRoute, RouteContext, RouteResult } from '../api/machine-route.js'
+import type { MachineRoute, RouteContext } from '../api/machine-route.js'
 import { servedChangeTypes } from '../api/operations/list-changes.js'
-import { SyncStateStore } from './sync-state-store.js'
+import { readLag, writeCheckpoint, type CheckpointInput, type LagInput } from './sync-state-operations.js'
 
 const resourceTypeSchema = (changeFeedTypes: readonly string[]) => Type.Union(changeFeedTypes.map((t) => Type.Literal(t)), { description: 'A /changes type' })
 const IntegrationKey = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$', description: "Defaults to the calling credential's id" })
@@ -62,85 +55,7 @@ export const LagData = Type.Object({
   totals: Type.Object({ pendingChanges: Type.Integer({ minimum: 0 }), maxLagSeconds: Type.Number({ minimum: 0 }) }),
 }, { additionalProperties: false })
 
-interface CheckpointInput {
-  readonly integrationKey?: string
-  readonly resourceType: string
-  readonly cursor?: string
-  readonly updatedSince?: string
-  readonly checkpointAt?: string
-  readonly metadata?: Record<string, unknown>
-}
-
-const METADATA_MAX_BYTES = 16 * 1024
-const FUTURE_SKEW_MS = 5 * 60_000
-
-/** The integration key a caller acts for; 403 when it names someone else's. */
-export async function bindIntegrationKey(services: Services, caller: Caller, given: string | undefined): Promise<string> {
-  if (given === undefined || given === caller.credentialId) return caller.credentialId
-  if (caller.source === 'legacy' && (await services.credentials.runtimeCredentialCount()) === 1) return given
-  throw new ApiError('FORBIDDEN', `integrationKey must be the calling credential's id (${caller.credentialId})`)
-}
-
-function parseTime(param: string, text: string | undefined, now: number): number | undefined {
-  if (text === undefined) return undefined
-  const ms = Date.parse(text)
-  if (Number.isNaN(ms)) throw invalid(param, 'not an RFC 3339 date-time')
-  if (ms > now + FUTURE_SKEW_MS) throw invalid(param, 'is in the future')
-  return ms
-}
-
-/**
- * The change-log position a checkpoint cursor points after, when it is a /changes cursor
- * that follows this type; null for any other string (a list's cursor, the client's own
- * token), which is kept as given and leaves lag to updatedSince or checkpointAt.
- */
-function cursorPosition(services: Services, cursor: string, resourceType: string): number | null {
-  let c: { s?: unknown; t?: unknown; q?: unknown }
-  try {
-    c = services.cursors.decode(cursor)
-  } catch {
-    return null
-  }
-  if (typeof c.s !== 'number' || !Number.isInteger(c.s) || c.s < 0 || !Array.isArray(c.t) || typeof c.q !== 'string') return null
-  return c.t.includes(resourceType) ? c.s : null
-}
-
-async function writeCheckpoint(services: Services, store: SyncStateStore, { body, caller }: RouteContext): Promise<RouteResult> {
-  const b = body as CheckpointInput
-  const now = Date.now()
-  const integrationKey = await bindIntegrationKey(services, caller, b.integrationKey)
-  const updatedSince = parseTime('updatedSince', b.updatedSince, now)
-  const checkpointAt = parseTime('checkpointAt', b.checkpointAt, now) ?? now
-  const cursorSeq = b.cursor === undefined ? null : cursorPosition(services, b.cursor, b.resourceType)
-  if (b.metadata !== undefined && Buffer.byteLength(JSON.stringify(b.metadata)) > METADATA_MAX_BYTES) {
-    throw invalid('metadata', `at most ${METADATA_MAX_BYTES} bytes as JSON`)
-  }
-  const data = await store.write({
-    integrationKey, resourceType: b.resourceType, cursor: b.cursor ?? null, cursorSeq,
-    updatedSince: updatedSince ?? null, checkpointAt, metadata: b.metadata ?? null, credentialId: caller.credentialId,
-  }, now)
-  return { data }
-}
-
-async function readLag(services: Services, store: SyncStateStore, { query, caller }: RouteContext): Promise<RouteResult> {
-  const q = query as { integrationKey?: string; resourceType?: string }
-  const integrationKey = await bindIntegrationKey(services, caller, q.integrationKey)
-  const prunedThrough = Number((await getMeta(services.database.db, PRUNED_THROUGH_KEY)) ?? 0)
-  const checkpoints = await store.lag(integrationKey, { resourceType: q.resourceType, prunedThrough })
-  return {
-    data: {
-      integrationKey,
-      checkpoints,
-      totals: {
-        pendingChanges: checkpoints.reduce((n, c) => n + c.pendingChanges, 0),
-        maxLagSeconds: checkpoints.reduce((n, c) => Math.max(n, c.lagSeconds), 0),
-      },
-    },
-  }
-}
-
 export function syncStateRoutes(services: Services): MachineRoute[] {
-  const store = new SyncStateStore(services.database.db)
   // Families behind a flag that is off are unknown types here, as on /changes.
   const ResourceType = resourceTypeSchema(servedChangeTypes(services))
   const CheckpointBody = checkpointBody(ResourceType)
@@ -148,12 +63,12 @@ export function syncStateRoutes(services: Services): MachineRoute[] {
   const checkpoint = {
     method: 'POST', body: CheckpointBody, data: CheckpointData, tag: 'sync-state', scope: 'syncstate:write',
     errors: ['INVALID_REQUEST', 'FORBIDDEN'],
-    handler: (ctx: RouteContext) => writeCheckpoint(services, store, ctx),
+    handler: async ({ body, caller }: RouteContext) => ({ data: await writeCheckpoint(services, body as CheckpointInput, caller) }),
   } as const
   const lag = {
     method: 'GET', querystring: LagQuery, data: LagData, tag: 'sync-state', scope: 'syncstate:read',
     errors: ['INVALID_REQUEST', 'FORBIDDEN'],
-    handler: (ctx: RouteContext) => readLag(services, store, ctx),
+    handler: async ({ query, caller }: RouteContext) => ({ data: await readLag(services, query as LagInput, caller) }),
   } as const
   return [
     { ...checkpoint, path: '/sync-state/checkpoint', key: 'syncstate.checkpoint', summary: 'Write the sync checkpoint of (integrationKey, resourceType)' },

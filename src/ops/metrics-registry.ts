@@ -23,6 +23,13 @@ export interface LatencyHistogram {
   readonly count: number
 }
 
+/** MCP tool calls by tool and outcome (`ok`, or the error code the call answered). */
+export interface ToolCallCount {
+  readonly tool: string
+  readonly outcome: string
+  readonly count: number
+}
+
 interface Histogram {
   readonly counts: number[]
   sum: number
@@ -32,6 +39,7 @@ interface Histogram {
 export class MetricsRegistry {
   private readonly requests = new Map<string, { route: string; method: string; status: number; count: number }>()
   private readonly latency = new Map<string, Histogram>()
+  private readonly toolCalls = new Map<string, { tool: string; outcome: string; count: number }>()
   readonly denials: Record<DenialKind, number> = { auth: 0, scope: 0, rate: 0 }
 
   observeRequest(route: string, method: string, status: number, elapsedMs: number): void {
@@ -50,6 +58,17 @@ export class MetricsRegistry {
     if (i >= 0) h.counts[i]++
     h.sum += seconds
     h.count++
+  }
+
+  observeToolCall(tool: string, outcome: string): void {
+    const key = `${tool} ${outcome}`
+    const entry = this.toolCalls.get(key)
+    if (entry) entry.count++
+    else this.toolCalls.set(key, { tool, outcome, count: 1 })
+  }
+
+  toolCallCounts(): ToolCallCount[] {
+    return [...this.toolCalls.values()].map((c) => ({ ...c })).sort((a, b) => a.tool.localeCompare(b.tool) || a.outcome.localeCompare(b.outcome))
   }
 
   deny(kind: DenialKind): void {

@@ -2,7 +2,7 @@
 // shared state read from the database (queue, dead letters, workers, window signals,
 // open incidents, pending approvals, overdue workflows). /metrics sends it as JSON or as Prometheus text.
 import type { Operations } from './operations.js'
-import type { LatencyHistogram, RequestCount } from './metrics-registry.js'
+import type { LatencyHistogram, RequestCount, ToolCallCount } from './metrics-registry.js'
 import type { SignalName } from './signal-recorder.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
 import { readApprovalsPending } from '../control/approval-stats.js'
@@ -13,6 +13,8 @@ export interface MetricsSnapshot {
   readonly uptimeSeconds: number
   readonly requests: readonly RequestCount[]
   readonly latency: readonly LatencyHistogram[]
+  /** MCP tool calls answered by this process, by tool and outcome. */
+  readonly mcpToolCalls: readonly ToolCallCount[]
   readonly authFailures: number
   readonly scopeDenials: number
   readonly rateLimitDenials: number
@@ -45,6 +47,7 @@ export async function metricsSnapshot(ops: Operations, now = Date.now()): Promis
     uptimeSeconds: Math.round((now - services.startedAt) / 1000),
     requests: ops.metrics.requestCounts(),
     latency: ops.metrics.latencyHistograms(),
+    mcpToolCalls: ops.metrics.toolCallCounts(),
     authFailures: ops.metrics.denials.auth,
     scopeDenials: ops.metrics.denials.scope,
     rateLimitDenials: ops.metrics.denials.rate,

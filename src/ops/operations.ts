@@ -7,6 +7,13 @@ import { MetricsRegistry, type DenialKind } from './metrics-registry.js'
 import { SignalRecorder, type SignalName } from './signal-recorder.js'
 import { IncidentMonitor } from './incident-monitor.js'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The route key metrics count a route under that is not a machine route (the MCP endpoint). */
+    metricsKey?: string
+  }
+}
+
 const DENIAL_SIGNAL: Record<DenialKind, SignalName> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
 
 export class Operations {
@@ -23,7 +30,8 @@ export class Operations {
 
   /** MachineApiOptions.onAnswered: every answered machine request, denied ones included. */
   readonly onAnswered = (request: FastifyRequest, reply: FastifyReply, elapsedMs: number): void => {
-    const route = request.routeOptions.config.machineRoute?.key ?? 'unknown'
+    const config = request.routeOptions.config
+    const route = config.machineRoute?.key ?? config.metricsKey ?? 'unknown'
     this.metrics.observeRequest(route, request.method, reply.statusCode, elapsedMs)
     this.recorder.record('requests')
     if (reply.statusCode >= 500) this.recorder.record('server_errors')
@@ -33,6 +41,11 @@ export class Operations {
   readonly onDenied = (kind: DenialKind): void => {
     this.metrics.deny(kind)
     this.recorder.record(DENIAL_SIGNAL[kind])
+  }
+
+  /** One MCP tool call answered: `ok`, or the error code of its answer. */
+  readonly onToolCall = (tool: string, outcome: string): void => {
+    this.metrics.observeToolCall(tool, outcome)
   }
 
   start(): void {

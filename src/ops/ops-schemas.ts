@@ -44,6 +44,11 @@ export const MetricsData = Type.Object({
     sumSeconds: Type.Number(),
     count: Type.Integer(),
   }, { additionalProperties: false })),
+  mcpToolCalls: Type.Array(Type.Object({
+    tool: Type.String({ description: 'Tool name; unknown for a name no tool has' }),
+    outcome: Type.String({ description: 'ok, or the error code the call answered (FORBIDDEN, INVALID_REQUEST, NOT_FOUND, …)' }),
+    count: Type.Integer(),
+  }, { additionalProperties: false }), { description: 'MCP tool calls answered by this process' }),
   authFailures: Type.Integer(),
   scopeDenials: Type.Integer(),
   rateLimitDenials: Type.Integer(),

@@ -46,6 +46,8 @@ export function prometheusText(m: MetricsSnapshot): string {
     e.raw(`${hist}_count${labelText({ route: h.route })} ${h.count}`)
   }
 
+  e.family('gatehouse_mcp_tool_calls_total', 'counter', 'MCP tool calls answered, by tool and outcome (ok or the error code).',
+    m.mcpToolCalls.map((c) => [{ tool: c.tool, outcome: c.outcome }, c.count]))
   e.family('gatehouse_auth_failures_total', 'counter', 'Requests refused by authentication (401, and 403 for addresses outside an allowlist).', [[{}, m.authFailures]])
   e.family('gatehouse_scope_denials_total', 'counter', 'Requests refused for a missing scope.', [[{}, m.scopeDenials]])
   e.family('gatehouse_rate_limit_denials_total', 'counter', 'Requests refused by the rate limit.', [[{}, m.rateLimitDenials]])

@@ -15,8 +15,11 @@ function checker(schema: TObject): TypeCheck<TObject> {
   return c
 }
 
-/** Problems with `value` under `schema`, one per field, with dotted paths. */
-export function schemaProblems(schema: TObject, value: unknown, prefix = ''): ErrorDetail[] {
+/**
+ * Problems with `value` under `schema`, one per field, with dotted paths. `unknownProblem` is the
+ * problem named for a property the schema does not have (write input: it may be computed).
+ */
+export function schemaProblems(schema: TObject, value: unknown, prefix = '', unknownProblem = 'unknown or read-only property'): ErrorDetail[] {
   // Text PostgreSQL cannot store or query: refused for both engines alike.
   const bad = textProblem(value)
   if (bad !== undefined) return [{ param: prefix + bad.param, problem: bad.problem }]
@@ -32,7 +35,7 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
       const allowed = Object.keys((e.schema as TObject).properties ?? {})
       const extra = Object.keys(e.value).filter((k) => !allowed.includes(k))
       if (extra.length > 0) {
-        for (const k of extra) seen.set(prefix + (path ? path + '.' : '') + k, 'unknown or read-only property')
+        for (const k of extra) seen.set(prefix + (path ? path + '.' : '') + k, unknownProblem)
         continue
       }
     }
@@ -44,13 +47,13 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = ''): Er
       // A nullable object given as an object: report inside it, field by field.
       const objects = branches.filter((b) => b.type === 'object')
       if (objects.length === 1 && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
-        for (const d of schemaProblems(objects[0] as TObject, e.value, prefix + (path ? path + '.' : ''))) if (!seen.has(d.param)) seen.set(d.param, d.problem)
+        for (const d of schemaProblems(objects[0] as TObject, e.value, prefix + (path ? path + '.' : ''), unknownProblem)) if (!seen.has(d.param)) seen.set(d.param, d.problem)
         continue
       }
     }
     if (e.schema.minProperties !== undefined && path === '') { param = '(body)'; problem = 'at least one property is required' }
     // Computed and store-set fields land here too, so say both.
-    if (e.type === ValueErrorType.ObjectAdditionalProperties) problem = 'unknown or read-only property'
+    if (e.type === ValueErrorType.ObjectAdditionalProperties) problem = unknownProblem
     if (!seen.has(param)) seen.set(param, problem)
   }
   return [...seen].map(([param, problem]) => ({ param, problem }))

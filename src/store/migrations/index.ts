@@ -16,13 +16,14 @@ import { approvalReviewedState } from './010-approval-reviewed-state.js'
 import { schemaSteps } from './011-schema-steps.js'
 import { jobs } from './012-jobs.js'
 import { adminTokens } from './014-admin-tokens.js'
+import { mcpSessions } from './015-mcp-sessions.js'
 
 export interface Migration {
   readonly name: string
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, adminTokens]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, adminTokens, mcpSessions]
 
 export interface MigrationResult {
   readonly name: string

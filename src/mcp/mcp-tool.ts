@@ -1,0 +1,96 @@
+// The MCP tool type, and how a tool is made from the machine route it mirrors: the route
+// gives its scope, its flag, its input schema and the schema of its answer, so a tool and
+// its HTTP route cannot disagree on who may call it, what it takes or what it returns.
+import { Type, type TObject } from '@sinclair/typebox'
+import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { FeatureFlag, MachineRoute, RouteResult } from '../api/machine-route.js'
+import type { JsonResult } from '../api/operations/read-context.js'
+import type { Caller } from '../auth/credentials.js'
+import { successSchema, type SchemaSink } from '../contract/route-contract.js'
+import { toJsonSchema, type JsonSchema } from '../contract/json-schema.js'
+import type { Services } from '../services.js'
+import type { McpSession } from './mcp-sessions.js'
+
+/** What one tool call runs with: the same services and caller an HTTP request has, and its MCP session. */
+export interface ToolContext {
+  readonly services: Services
+  readonly caller: Caller
+  readonly session: McpSession
+  /** The HTTP request's id (X-Request-Id): audit records and provenance carry it as the trace. */
+  readonly requestId: string
+}
+
+/** A tool's answer: the HTTP answer's `data` (or its ready JSON text), pagination and meta. */
+export type ToolAnswer = RouteResult | JsonResult
+
+export interface McpTool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  /** Scope a caller needs to see and call it (its route's). */
+  readonly scope: string
+  /** Setting that must be on for the tool to exist (its route's). */
+  readonly flag?: FeatureFlag
+  /** Arguments, validated as typed JSON (no coercion) before `run`. */
+  readonly input: TObject
+  readonly inputSchema: JsonSchema
+  /** Schema of structuredContent: the HTTP answer without `ok` and `requestId`. */
+  readonly outputSchema: JsonSchema
+  readonly annotations: ToolAnnotations
+  // Validated against `input` before the call.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  run(ctx: ToolContext, args: any): Promise<ToolAnswer>
+}
+
+const inline: SchemaSink = { ref: (_name, schema) => schema }
+const NO_INPUT = Type.Object({}, { additionalProperties: false })
+
+/** The route's success body without the envelope's `ok` and `requestId`: what structuredContent holds. */
+export function answerSchema(route: MachineRoute): JsonSchema {
+  const body = successSchema(route, inline)
+  const { ok: _ok, requestId: _requestId, ...properties } = body.properties as Record<string, JsonSchema>
+  return { ...body, properties, required: (body.required as string[]).filter((k) => k !== 'ok' && k !== 'requestId') }
+}
+
+export interface ToolSpec {
+  readonly name: string
+  readonly title: string
+  /** Arguments other than the route's query or body (governed tools take provenance from the session). */
+  readonly input?: TObject
+  readonly outputSchema?: JsonSchema
+  readonly description?: string
+  readonly annotations?: ToolAnnotations
+  readonly run: McpTool['run']
+}
+
+const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
+
+export function toolFromRoute(route: MachineRoute, spec: ToolSpec): McpTool {
+  const input = spec.input ?? route.querystring ?? route.body ?? NO_INPUT
+  const paging = route.list ? ' Pages: pass pagination.nextCursor as cursor to get the next one.' : ''
+  return Object.freeze({
+    name: spec.name,
+    title: spec.title,
+    description: (spec.description ?? route.summary) + '.' + paging + ` Needs scope ${route.scope}; same answer as ${route.method} ${route.path}.`,
+    scope: route.scope,
+    flag: route.flag,
+    input,
+    inputSchema: toJsonSchema(input),
+    outputSchema: spec.outputSchema ?? answerSchema(route),
+    annotations: { title: spec.title, ...(spec.annotations ?? READ_ONLY) },
+    run: spec.run,
+  })
+}
+
+/** Looks routes up by key; a tool whose route is missing is a wiring error, found at start-up. */
+export function routeIndex(routes: readonly MachineRoute[]) {
+  const byKey = new Map(routes.map((r) => [r.key, r]))
+  return {
+    find: (key: string) => byKey.get(key),
+    get(key: string): MachineRoute {
+      const route = byKey.get(key)
+      if (!route) throw new Error(`MCP: no machine route ${key} to derive a tool from`)
+      return route
+    },
+  }
+}
