@@ -2,12 +2,14 @@
 // handlers bound to this request's caller and session. The tool list and the JSON Schemas
 // are computed once per app (ToolCatalog); a Server costs a few handler registrations.
 // tools/call: unknown name → protocol error; scope missing → error result naming it; bad
-// arguments → error result naming each (typed, never coerced); then the operation.
+// arguments → error result naming each (typed, never coerced); then the operation, with
+// the schema's defaults filled in.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js'
 import {
   CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
+import { Value } from '@sinclair/typebox/value'
 import { ApiError, invalidMany, missingScope } from '../contract/errors.js'
 import { toApiError } from '../api/error-handler.js'
 import { serviceInfo } from '../contract/service-info.js'
@@ -58,7 +60,9 @@ export function mcpServer(tools: ToolCatalog, resources: readonly McpResource[],
     const problems = schemaProblems(tool.input, args, '', 'unknown argument')
     if (problems.length > 0) return answer(invalidMany(problems))
     try {
-      const result = toolSuccess(tool, await tool.run(ctx, args))
+      // Defaults filled as the HTTP validator fills them, so both surfaces run the same query
+      // (and hand out the same cursors).
+      const result = toolSuccess(tool, await tool.run(ctx, Value.Default(tool.input, structuredClone(args))))
       hooks.onToolCall?.(tool.name, 'ok')
       return result
     } catch (err) {

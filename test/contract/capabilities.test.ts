@@ -25,7 +25,7 @@ test('service, discovery, authentication and the caller', async (t) => {
   assert.equal(c.baseUrl, 'https://cms.example.test/gatehouse/v1')
   assert.deepEqual(c.discovery, {
     capabilities: '/gatehouse/v1/capabilities', openapi: '/gatehouse/v1/openapi.json', schema: '/gatehouse/v1/schema',
-    whoami: '/gatehouse/v1/auth/whoami', docs: '/gatehouse/docs',
+    whoami: '/gatehouse/v1/auth/whoami', docs: '/gatehouse/docs', mcp: '/gatehouse/mcp',
     aliases: [{ path: '/capabilities', target: '/gatehouse/v1/capabilities' }, { path: '/openapi.json', target: '/gatehouse/v1/openapi.json' }],
   })
   assert.deepEqual(c.authentication.methods, ['bearer'])
