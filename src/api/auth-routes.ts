@@ -1,5 +1,5 @@
 // GET /auth/whoami: who the token belongs to.
-import { Type, type Static } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
 import type { Caller } from '../auth/credentials.js'
 import type { MachineRoute } from './machine-route.js'
 
@@ -11,7 +11,7 @@ export const WhoamiData = Type.Object({
 }, { additionalProperties: false })
 
 /** Who the caller is: the operation behind /auth/whoami and the MCP whoami tool. */
-export const whoami = (caller: Caller): Static<typeof WhoamiData> =>
+export const whoami = (caller: Caller) =>
   ({ credentialId: caller.credentialId, label: caller.label, scopes: [...caller.grantedScopes], source: caller.source })
 
 export function authRoutes(): MachineRoute[] {
