@@ -38,7 +38,6 @@ import { validatorCompiler } from './api/validator-compiler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from './api/json-body.js'
 import { providerRoutes } from './providers/provider-routes.js'
 import type { ProviderTimings } from './providers/provider-registry.js'
-import { mcpEndpoint } from './mcp/mcp-endpoint.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -166,7 +165,10 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
 
   const machine: MachineApiOptions = { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied }
   await machineApi(app, machine)
-  // The MCP endpoint admits exactly the callers the machine API admits (docs/mcp.md).
+  // The MCP endpoint admits exactly the callers the machine API admits (docs/mcp.md). Loaded
+  // here, not at the top: every CLI command imports this file, and only a served app needs the
+  // MCP SDK (it costs about as much start-up time as Fastify).
+  const { mcpEndpoint } = await import('./mcp/mcp-endpoint.js')
   await mcpEndpoint(app, { services, routes, authenticate: makeAuthenticator(machine), onAnswered: ops.onAnswered, onDenied: ops.onDenied, onToolCall: ops.onToolCall })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()

@@ -7,6 +7,7 @@ import type { Settings } from '../settings.js'
 import { loadCliSettings } from './context.js'
 import { CliError } from './cli-error.js'
 import { BASE_PATH } from '../api/machine-route.js'
+import { MCP_PATH } from '../contract/service-info.js'
 import { pruneChanges } from '../store/change-log.js'
 
 /** A background job that runs inside `gatehouse serve` beside the HTTP server. */
@@ -100,7 +101,7 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
 }
 
 export function printListening(url: string): void {
-  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  panel        ${url}/gatehouse/cp\n  API docs     ${url}/gatehouse/docs\n  Ctrl+C stops it.\n`)
+  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  panel        ${url}/gatehouse/cp\n  API docs     ${url}/gatehouse/docs\n  MCP (agents) ${url}${MCP_PATH}\n  Ctrl+C stops it.\n`)
 }
 
 /** Applies --host/--port before settings load, so validation and the base URL see them. */

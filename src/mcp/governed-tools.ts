@@ -54,7 +54,7 @@ export function governedTools(routes: readonly MachineRoute[]): McpTool[] {
     toolFromRoute(route.get('control.approvals.request'), {
       name: 'request_approval', title: 'Request approval',
       description: 'Ask operators to approve an action with this exact payload; provenance (source mcp, agentId = your client name, traceId) is taken from this MCP session',
-      input: RequestApprovalInput, annotations: GOVERNED,
+      input: RequestApprovalInput, annotations: GOVERNED, sameAs: 'POST /control/approvals/request with that metadata',
       run: async (ctx, args) => ({
         data: await ctx.services.control.requestApproval(ctx.caller, { ...args, metadata: approvalProvenance(ctx) }, ctx.requestId),
       }),
@@ -62,14 +62,14 @@ export function governedTools(routes: readonly MachineRoute[]): McpTool[] {
     toolFromRoute(route.get('control.approvals.list'), {
       name: 'get_approval', title: 'Get an approval',
       description: 'One approval by id: its status (pending, approved, rejected, expired, consumed), decisions and expiry; your own, or any for deciders and audit readers',
-      input: GetApprovalInput,
+      input: GetApprovalInput, sameAs: 'the item of GET /control/approvals?id=',
       outputSchema: { type: 'object', required: ['data'], properties: { data: toJsonSchema(ApprovalSchema) }, additionalProperties: false },
       run: async ({ services, caller }, args) => ({ data: await services.control.approvalFor(caller, args.approvalId) }),
     }),
     toolFromRoute(route.get('control.actions.execute'), {
       name: 'execute_action', title: 'Execute an action',
       description: 'Execute an action once, through its policy and (when required) an approved approval of exactly this payload; answers the execution (succeeded, failed, or blocked with reasons)',
-      input: ExecuteInput, annotations: { ...GOVERNED, idempotentHint: true },
+      input: ExecuteInput, annotations: { ...GOVERNED, idempotentHint: true }, sameAs: 'POST /control/actions/execute with Idempotency-Key: idempotencyKey',
       run: async (ctx, args) => {
         const { idempotencyKey, ...request } = args
         const { execution, replayed } = await ctx.services.control.execute(ctx.caller, { ...request, metadata: executionProvenance(ctx) }, idempotencyKey, ctx.requestId)

@@ -64,10 +64,12 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
     const caller = request.caller as Caller
     const body = request.body
     const messages: unknown[] = Array.isArray(body) ? body : [body]
+    // One message per request: a batch would make many calls for one rate-limit hit (and the
+    // protocol dropped batching in 2025-06-18; the SDK's client never sends one).
+    if (messages.length !== 1) return rpcError(reply, 400, -32600, 'Invalid Request: send one JSON-RPC message per request; batches are not accepted')
     const init = messages.find((m) => isInitializeRequest(m)) as InitializeRequest | undefined
     let session: McpSession | undefined
     if (init) {
-      if (messages.length > 1) return rpcError(reply, 400, -32600, 'Invalid Request: initialize must be sent alone')
       const { name, version } = init.params.clientInfo
       if (!CLIENT_TEXT.test(name) || !CLIENT_TEXT.test(version)) {
         return rpcError(reply, 400, -32602, 'Invalid params: clientInfo.name and clientInfo.version must be 1–200 printable characters')

@@ -59,6 +59,8 @@ export interface ToolSpec {
   readonly input?: TObject
   readonly outputSchema?: JsonSchema
   readonly description?: string
+  /** What HTTP request answers the same, when not the route itself with the same input. */
+  readonly sameAs?: string
   readonly annotations?: ToolAnnotations
   readonly run: McpTool['run']
 }
@@ -71,7 +73,7 @@ export function toolFromRoute(route: MachineRoute, spec: ToolSpec): McpTool {
   return Object.freeze({
     name: spec.name,
     title: spec.title,
-    description: (spec.description ?? route.summary) + '.' + paging + ` Needs scope ${route.scope}; same answer as ${route.method} ${route.path}.`,
+    description: (spec.description ?? route.summary) + '.' + paging + ` Needs scope ${route.scope}; same answer as ${spec.sameAs ?? `${route.method} ${route.path}`}.`,
     scope: route.scope,
     flag: route.flag,
     input,

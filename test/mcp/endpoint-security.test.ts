@@ -70,14 +70,19 @@ test('rate limit: every MCP request spends the credential\'s budget, with the X-
   assert.equal(init.headers.get('x-ratelimit-remaining'), '4')
   assert.match(init.headers.get('x-request-id') ?? '', /^req_/)
   const session = { ...auth, 'mcp-session-id': init.headers.get('mcp-session-id') as string, 'mcp-protocol-version': '2025-06-18' }
+  // A batch cannot buy several calls with one request's budget: refused, and it still counts.
+  const batch = await post(base, [{ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { jsonrpc: '2.0', id: 3, method: 'tools/list' }], session)
+  assert.equal(batch.status, 400)
+  assert.equal(batch.headers.get('x-ratelimit-remaining'), '3')
+  assert.deepEqual(await batch.json(), { jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: send one JSON-RPC message per request; batches are not accepted' }, id: null })
   const remaining: (string | null)[] = []
-  for (let i = 2; i <= 5; i++) {
+  for (let i = 4; i <= 6; i++) {
     const res = await post(base, { jsonrpc: '2.0', id: i, method: 'tools/list' }, session)
     assert.equal(res.status, 200)
     remaining.push(res.headers.get('x-ratelimit-remaining'))
   }
-  assert.deepEqual(remaining, ['3', '2', '1', '0'])
-  const limited = await post(base, { jsonrpc: '2.0', id: 6, method: 'tools/list' }, session)
+  assert.deepEqual(remaining, ['2', '1', '0'])
+  const limited = await post(base, { jsonrpc: '2.0', id: 7, method: 'tools/list' }, session)
   assert.equal(limited.status, 429)
   assert.ok(Number(limited.headers.get('retry-after')) >= 1)
   assert.equal((await limited.json() as { error: { code: string } }).error.code, 'RATE_LIMIT_EXCEEDED')
