@@ -6,7 +6,7 @@
 // every later request must bring it, with the same credential.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest, type InitializeRequest } from '@modelcontextprotocol/sdk/types.js'
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { MachineApiOptions } from '../api/machine-api.js'
 import type { Caller } from '../auth/credentials.js'
 import { ApiError } from '../contract/errors.js'
@@ -67,7 +67,7 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
     // One message per request: a batch would make many calls for one rate-limit hit (and the
     // protocol dropped batching in 2025-06-18; the SDK's client never sends one).
     if (messages.length !== 1) return rpcError(reply, 400, -32600, 'Invalid Request: send one JSON-RPC message per request; batches are not accepted')
-    const init = messages.find((m) => isInitializeRequest(m)) as InitializeRequest | undefined
+    const init = isInitializeRequest(messages[0]) ? messages[0] : undefined
     let session: McpSession | undefined
     if (init) {
       const { name, version } = init.params.clientInfo
