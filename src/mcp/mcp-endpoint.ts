@@ -50,6 +50,8 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
     config: { metricsKey: 'mcp' },
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       started.set(request, performance.now())
+      // As on the machine API: answers carry records and scopes, so no cache may keep them.
+      reply.header('Cache-Control', 'no-store')
       // DNS rebinding (MCP transport rules): a browser page may only call from our own origin.
       const origin = request.headers.origin
       if (origin !== undefined && origin !== allowedOrigin) throw new ApiError('FORBIDDEN', `Origin ${origin} is not allowed; calls from a browser must come from ${allowedOrigin}`)

@@ -45,6 +45,7 @@ for (const dialect of await testDialects()) {
       assert.equal(body.error.message, message, what)
       assert.equal(body.requestId, res.headers.get('x-request-id'))
       assert.equal(res.headers.get('mcp-session-id'), null, `${what}: no session is opened`)
+      assert.equal(res.headers.get('cache-control'), 'no-store')
     }
     const rows = await app.database.db.selectFrom('mcp_sessions').select('credential_id').execute()
     assert.deepEqual(rows, [])
@@ -69,6 +70,7 @@ test('rate limit: every MCP request spends the credential\'s budget, with the X-
   assert.equal(init.headers.get('x-ratelimit-limit'), '5')
   assert.equal(init.headers.get('x-ratelimit-remaining'), '4')
   assert.match(init.headers.get('x-request-id') ?? '', /^req_/)
+  assert.equal(init.headers.get('cache-control'), 'no-store')
   const session = { ...auth, 'mcp-session-id': init.headers.get('mcp-session-id') as string, 'mcp-protocol-version': '2025-06-18' }
   // A batch cannot buy several calls with one request's budget: refused, and it still counts.
   const batch = await post(base, [{ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { jsonrpc: '2.0', id: 3, method: 'tools/list' }], session)
