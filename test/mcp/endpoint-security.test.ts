@@ -115,6 +115,15 @@ for (const dialect of await testDialects()) {
       updatedSince: "Expected string to match 'date-time' format",
     })
     assert.equal(toolErrorOf(await mcp.call('list_products', { limit: 0 })).details?.[0].param, 'limit')
+    // Declared order statuses: an unknown one is refused with the valid ones, as GET /orders refuses it.
+    const ordersToken = await app.issueToken(['orders:read'])
+    const orders = await connect(app, ordersToken)
+    const badStatus = toolErrorOf(await orders.call('list_orders', { status: 'shipping' }))
+    assert.deepEqual(badStatus.details, [{ param: 'status', problem: 'must be one of: cart, pending, processing, shipped, completed, cancelled, refunded, all' }])
+    const httpStatus = await app.get(`${BASE_PATH}/orders?status=shipping`, ordersToken)
+    assert.equal(httpStatus.statusCode, 400)
+    assert.deepEqual(httpStatus.json().error.details, badStatus.details)
+    await orders.client.close()
     assert.deepEqual(toolErrorOf(await mcp.call('get_products', {})).details?.map((d) => d.param), ['id', 'slug'])
     assert.equal(toolErrorOf(await mcp.call('get_products', { id: 999999 })).code, 'NOT_FOUND')
     assert.equal(toolErrorOf(await mcp.call('list_products', { filter: 'title:\u0000' })).details?.[0].param, 'filter')

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { BASE_PATH } from '../../src/api/machine-route.js'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
-import { connect, structured, type McpConnection } from './helpers/mcp-client.js'
+import { connect, structured, toolErrorOf, type McpConnection } from './helpers/mcp-client.js'
 
 const FLAGS = { PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true', PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: 'true' }
 
@@ -47,6 +47,8 @@ for (const dialect of await testDialects()) {
       if (r.selectors && id !== undefined) await sameAnswers(app, mcp, token, `get_${word}`, `/${r.type}/show`, { id })
     }
     assert.equal(structured(await mcp.call('get_orders', { id: ids.orders })).data.email, 'buyer@example.com')
+    // Orders: carts only, placed orders only, every order.
+    for (const args of [{ isCompleted: 'false' }, { isCompleted: 'true' }, { status: 'all' }] as Record<string, string>[]) await sameAnswers(app, mcp, token, 'list_orders', '/orders', args)
     await mcp.client.close()
     // The plain read scopes: sensitive fields and other statuses left out alike.
     const plainToken = await app.issueToken(families.map((r) => r.scope as string))
@@ -73,8 +75,18 @@ for (const dialect of await testDialects()) {
     assert.ok(page.pagination.hasMore)
     const next = await sameAnswers(app, mcp, token, 'list_changes', '/changes', { cursor: page.pagination.nextCursor })
     assert.ok(next.data.every((c: { resourceType: string }) => ['products', 'variants'].includes(c.resourceType)))
-    // A type the caller cannot read is left out on both surfaces alike.
-    await sameAnswers(app, mcp, token, 'list_changes', '/changes', { types: 'orders,entries', limit: 10 })
+    // Without types, the feed covers the types the caller can read, on both surfaces alike.
+    const readable = await sameAnswers(app, mcp, token, 'list_changes', '/changes', { limit: 50 })
+    assert.ok(readable.data.length > 0)
+    assert.ok(readable.data.every((c: { resourceType: string }) => ['products', 'variants', 'entries'].includes(c.resourceType)))
+    // A type asked for by name needs its read scope: both surfaces refuse it, naming the scope.
+    const denied = await mcp.call('list_changes', { types: 'orders,entries', limit: 10 })
+    const refused = toolErrorOf(denied)
+    assert.equal(refused.code, 'FORBIDDEN')
+    assert.match(refused.message, /orders:read/)
+    const httpDenied = await app.get(`${BASE_PATH}/changes?types=orders,entries&limit=10`, token)
+    assert.equal(httpDenied.statusCode, 403)
+    assert.deepEqual({ code: httpDenied.json().error.code, message: httpDenied.json().error.message }, { code: refused.code, message: refused.message })
 
     const who = await sameAnswers(app, mcp, token, 'whoami', '/auth/whoami', {})
     assert.match(who.data.credentialId, /^cred_/)

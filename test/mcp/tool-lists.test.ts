@@ -52,7 +52,18 @@ test('every family served gets list_ and get_ tools named after it, with the rou
     assert.equal(list.annotations?.readOnlyHint, true)
     assert.ok(list.outputSchema, `${list.name} declares its output`)
     assert.equal(byName.has(`get_${word}`), (r.selectors ?? []).length > 0, `get_${word} exactly when the family has selectors`)
+    const get = byName.get(`get_${word}`)
+    if (get) {
+      const showParams = openapi.paths[`/${r.type}/show`].get.parameters as { name: string; schema: unknown }[]
+      assert.deepEqual(Object.keys(get.inputSchema.properties ?? {}).sort(), showParams.map((p) => p.name).sort(), `${get.name} input = GET /${r.type}/show parameters`)
+      for (const p of showParams) assert.deepEqual((get.inputSchema.properties as Record<string, unknown>)[p.name], p.schema, `${get.name}.${p.name}`)
+    }
   }
+  // Parameters a family's declaration adds reach its tools without MCP code naming them.
+  assert.deepEqual(Object.keys(byName.get('get_entries')?.inputSchema.properties ?? {}).sort(), ['fields', 'id', 'section', 'slug'])
+  const orders = byName.get('list_orders')?.inputSchema.properties as Record<string, { enum?: string[] }>
+  assert.deepEqual(orders.status.enum, ['cart', 'pending', 'processing', 'shipped', 'completed', 'cancelled', 'refunded', 'all'])
+  assert.ok(orders.isCompleted, 'list_orders takes isCompleted')
   assert.deepEqual(byName.get('list_products')?.inputSchema.properties?.status, { type: 'string', enum: ['live', 'pending', 'disabled', 'expired', 'all'], description: 'Default live; all removes the status filter' })
   assert.ok(byName.has('list_global_sets') && byName.has('get_content_blocks'), 'hyphens become underscores')
   await mcp.client.close()
