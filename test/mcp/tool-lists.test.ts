@@ -6,7 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { BASE_PATH } from '../../src/api/machine-route.js'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
-import { connect } from './helpers/mcp-client.js'
+import { connect, structured, toolErrorOf } from './helpers/mcp-client.js'
 
 const AGENT = ['control:approvals:request', 'control:approvals:read', 'control:actions:simulate', 'control:actions:execute']
 const GOVERNED_TOOLS = ['execute_action', 'get_approval', 'request_approval', 'simulate_action']
@@ -69,23 +69,31 @@ test('every family served gets list_ and get_ tools named after it, with the rou
   await mcp.client.close()
 })
 
-test('flags off: the tools of switched-off surfaces do not exist, whatever the scopes; on: they appear', async (t) => {
-  const scopes = ['users:read', 'addresses:read', ...AGENT]
-  for (const on of [false, true]) {
-    const flag = String(on)
-    const app = await buildTestApp({
-      dialect: 'sqlite',
-      env: { PLUGIN_GATEHOUSE_ENABLE_USERS_API: flag, PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: flag, PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: flag },
-    })
-    t.after(() => app.close())
-    const mcp = await connect(app, await app.issueToken(scopes))
-    const expected = on ? ['get_addresses', 'get_users', 'list_addresses', 'list_users', ...GOVERNED_TOOLS].sort() : []
-    assert.deepEqual(await mcp.toolNames(), expected, `flags ${flag}`)
-    if (!on) {
-      // Calling one is calling a tool that does not exist.
-      await assert.rejects(mcp.client.callTool({ name: 'execute_action', arguments: {} }), /Unknown tool: execute_action/)
-      await assert.rejects(mcp.client.callTool({ name: 'list_users', arguments: {} }), /Unknown tool: list_users/)
+for (const dialect of await testDialects()) {
+  test(`${dialect}: flags off: the tools of switched-off surfaces do not exist, whatever the scopes; on: they appear`, async (t) => {
+    const scopes = ['users:read', 'addresses:read', 'changes:read', ...AGENT]
+    for (const on of [false, true]) {
+      const flag = String(on)
+      const app = await buildTestApp({
+        dialect,
+        env: { PLUGIN_GATEHOUSE_ENABLE_USERS_API: flag, PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: flag, PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: flag },
+      })
+      t.after(() => app.close())
+      const mcp = await connect(app, await app.issueToken(scopes))
+      const expected = on ? ['get_addresses', 'get_users', 'list_addresses', 'list_changes', 'list_users', ...GOVERNED_TOOLS].sort() : ['list_changes']
+      assert.deepEqual(await mcp.toolNames(), expected, `flags ${flag}`)
+      if (!on) {
+        // Calling one is calling a tool that does not exist.
+        await assert.rejects(mcp.client.callTool({ name: 'execute_action', arguments: {} }), /Unknown tool: execute_action/)
+        await assert.rejects(mcp.client.callTool({ name: 'list_users', arguments: {} }), /Unknown tool: list_users/)
+        // The change feed does not serve a switched-off family's type either.
+        const feed = toolErrorOf(await mcp.call('list_changes', { types: 'users' }))
+        assert.equal(feed.code, 'INVALID_REQUEST')
+        assert.match(feed.details?.[0].problem ?? '', /^unknown type users; must be one of: /)
+      } else {
+        assert.equal(structured(await mcp.call('list_changes', { types: 'users' })).pagination.hasMore, false)
+      }
+      await mcp.client.close()
     }
-    await mcp.client.close()
-  }
-})
+  })
+}
