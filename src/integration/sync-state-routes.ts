@@ -5,13 +5,11 @@
 // named consumers.
 import { Type, type TSchema } from '@sinclair/typebox'
 import { ApiError, invalid } from '../contract/errors.js'
-import { getMeta } from '../store/meta.js'
-import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
 import type { Caller } from '../auth/credentials.js'
 import type { Services } from '../services.js'
 import type { MachineRoute, RouteContext, RouteResult } from '../api/machine-route.js'
 import { servedChangeTypes } from '../api/operations/list-changes.js'
-import { SyncStateStore } from './sync-state-store.js'
+import { integrationLag, SyncStateStore } from './sync-state-store.js'
 
 const resourceTypeSchema = (changeFeedTypes: readonly string[]) => Type.Union(changeFeedTypes.map((t) => Type.Literal(t)), { description: 'A /changes type' })
 const IntegrationKey = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$', description: "Defaults to the calling credential's id" })
@@ -122,11 +120,10 @@ async function writeCheckpoint(services: Services, store: SyncStateStore, { body
   return { data }
 }
 
-async function readLag(services: Services, store: SyncStateStore, { query, caller }: RouteContext): Promise<RouteResult> {
+async function readLag(services: Services, { query, caller }: RouteContext): Promise<RouteResult> {
   const q = query as { integrationKey?: string; resourceType?: string }
   const integrationKey = await bindIntegrationKey(services, caller, q.integrationKey)
-  const prunedThrough = Number((await getMeta(services.database.db, PRUNED_THROUGH_KEY)) ?? 0)
-  const checkpoints = await store.lag(integrationKey, { resourceType: q.resourceType, prunedThrough })
+  const checkpoints = await integrationLag(services.database.db, integrationKey, q.resourceType)
   return {
     data: {
       integrationKey,
@@ -153,7 +150,7 @@ export function syncStateRoutes(services: Services): MachineRoute[] {
   const lag = {
     method: 'GET', querystring: LagQuery, data: LagData, tag: 'sync-state', scope: 'syncstate:read',
     errors: ['INVALID_REQUEST', 'FORBIDDEN'],
-    handler: (ctx: RouteContext) => readLag(services, store, ctx),
+    handler: (ctx: RouteContext) => readLag(services, ctx),
   } as const
   return [
     { ...checkpoint, path: '/sync-state/checkpoint', key: 'syncstate.checkpoint', summary: 'Write the sync checkpoint of (integrationKey, resourceType)' },
