@@ -142,6 +142,16 @@ test('the operator console in a real browser: every screen, at 390 px and on the
     assert.ok(await page.locator('#chart-requests svg rect.s-warn').count() >= 1, '4xx answers are drawn')
     assert.match(await text(page, '#chart-deliveries figcaption'), /0 delivered, 2 failed attempts, 2 dead-lettered/)
     assert.ok(await page.locator('#chart-latency svg polyline, #chart-latency svg line.line').count() >= 1)
+    // Error rate: the 2 scope denials and 12 bad tokens of 22 requests.
+    assert.match(await text(page, '#chart-errors figcaption'), /Error rate share of requests answered 4xx or 5xx, per minute \(UTC\): [\d.]+% \(14 errors\)/)
+    assert.ok(await page.locator('#chart-errors svg polyline, #chart-errors svg line.line').count() >= 1)
+    // At 390 px the brand and the logout button share the first row; the navigation wraps below, inside the screen.
+    await page.setViewportSize(PHONE)
+    const box = async (sel: string) => { const b = await page.locator(sel).boundingBox(); assert.ok(b, sel); return b }
+    const [brand, who, nav] = [await box('header .brand'), await box('header .who'), await box('header nav')]
+    assert.ok(Math.abs((brand.y + brand.height / 2) - (who.y + who.height / 2)) < 8, `brand at ${brand.y}, logout at ${who.y}`)
+    assert.ok(nav.y >= who.y + who.height - 1 && nav.x + nav.width <= PHONE.width, JSON.stringify(nav))
+    await page.setViewportSize(DESKTOP)
     assert.match(await text(page, '#readiness'), /2 dead-lettered deliveries wait for replay/)
     await shoot(page, 'status')
     await page.click('#traffic >> text=Last 7 days')
@@ -203,6 +213,8 @@ test('the operator console in a real browser: every screen, at 390 px and on the
     assert.equal(path(page), `/gatehouse/cp/integrations/${sync.credential.id}`)
     assert.equal(await text(page, '#scope-denials'), '2')
     assert.equal(await text(page, '#rate-limited'), '0')
+    assert.match(await text(page, '#summary'), /Last used \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z/)
+    assert.match(await text(page, '#webhooks'), /Interests product: created, updated/)
     assert.match(await text(page, '#sync'), /products 2 changes/)
     assert.ok(await page.locator('#chart-requests svg rect').count() >= 1)
     assert.match(await text(page, '#lifecycle'), /Recommended:/)
