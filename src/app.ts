@@ -28,6 +28,8 @@ import { controlRoutes } from './control/control-routes.js'
 import { controlAdminRoutes } from './control/admin-routes.js'
 import { jobRoutes } from './jobs/job-routes.js'
 import { jobAdminRoutes } from './jobs/job-admin-routes.js'
+import { deliveryAdminRoutes } from './webhooks/delivery-admin-routes.js'
+import { opsAdminRoutes } from './ops/ops-admin-routes.js'
 import { registerTestSink } from './webhooks/test-sink.js'
 import { sinkEnabled } from './webhooks/sink-url.js'
 import type { WorkerOptions } from './webhooks/delivery-worker.js'
@@ -185,8 +187,8 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   app.addHook('onClose', async () => { await services.jobs.close() })
   // A control-panel session also authenticates the admin API (docs/control-panel.md).
   const panelSessions = new PanelSessions(database, settings)
-  await adminApi(app, { services, routes: [webhookAdminRoutes, controlAdminRoutes, jobAdminRoutes], sessionResolver: panelSessions.adminResolver })
-  await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor) })
+  await adminApi(app, { services, routes: [webhookAdminRoutes, deliveryAdminRoutes, controlAdminRoutes, jobAdminRoutes, opsAdminRoutes], sessionResolver: panelSessions.adminResolver })
+  await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor), monitor: ops.monitor })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)
   await docsPage(app)
@@ -214,6 +216,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     async close() {
       await app.close()
       await services.webhooks.stopWorker()
+      await services.metricBuckets.close().catch(() => {})
       await services.credentials.close().catch(() => {})
       await services.rateLimiter.close()
       if (!opts.database) await database.close()

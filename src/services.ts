@@ -18,6 +18,7 @@ import { ControlPlane } from './control/control-plane.js'
 import { auditAdminTokenChange, auditCredentialChange, auditJobEvent, auditWebhookOperation } from './control/audit-hooks.js'
 import { ProviderRegistry } from './providers/provider-registry.js'
 import { JobRuntime } from './jobs/job-runtime.js'
+import { MetricBuckets } from './ops/metric-buckets.js'
 
 export interface Services {
   readonly settings: Settings
@@ -41,6 +42,8 @@ export interface Services {
   readonly providers: ProviderRegistry
   /** Workflows, run reports with leases, the read boundary (DESIGN §9); its lease timer runs only in the app. */
   readonly jobs: JobRuntime
+  /** Time-bucketed counters behind the control panel's charts, shared by every process through the database. */
+  readonly metricBuckets: MetricBuckets
   readonly logger: Logger
   readonly startedAt: number
 }
@@ -54,8 +57,12 @@ export interface ServiceOptions {
 export async function createServices(settings: Settings, database: Database, logger: Logger, opts: ServiceOptions = {}): Promise<Services> {
   const resources = opts.resources ?? defaultRegistry
   const scopes = new ScopeCatalog(resources)
+  // Delivery outcomes feed the charts, whichever worker (in this process) attempts them.
+  const metricBuckets = new MetricBuckets(database.db)
   // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
-  const webhooks = new WebhookService(database, settings, logger, { onOperation: auditWebhookOperation })
+  const webhooks = new WebhookService(database, settings, logger, {
+    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome),
+  })
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
   const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
   // Credential lifecycle changes land in the audit log, in their own transaction.
@@ -87,6 +94,7 @@ export async function createServices(settings: Settings, database: Database, log
     control,
     providers: new ProviderRegistry(settings, logger),
     jobs,
+    metricBuckets,
     logger,
     startedAt: Date.now(),
   }

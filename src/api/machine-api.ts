@@ -34,8 +34,8 @@ export interface MachineApiOptions {
   readonly cacheVariant?: (caller: Caller) => Promise<string>
   /** Called for every answered machine request (metrics). */
   readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void
-  /** Called when authentication, scope or rate checks turn a request away. */
-  readonly onDenied?: (kind: 'auth' | 'scope' | 'rate', request: FastifyRequest) => void
+  /** Called when authentication, scope or rate checks turn a request away (with the caller once known). */
+  readonly onDenied?: (kind: 'auth' | 'scope' | 'rate', request: FastifyRequest, caller?: Caller) => void
 }
 
 const bearer = (request: FastifyRequest): string | undefined => {
@@ -67,7 +67,7 @@ export function makeAuthenticator(opts: MachineApiOptions) {
       const d = await opts.rateLimiter.hit(`cred:${caller.credentialId}`, limit)
       setRateHeaders(reply, d.limit, d.remaining, d.resetSeconds)
       if (!d.allowed) {
-        opts.onDenied?.('rate', request)
+        opts.onDenied?.('rate', request, caller)
         throw rateLimited(d.resetSeconds, limit)
       }
     }
@@ -143,7 +143,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         }
         const caller = await authenticate(request, reply)
         if (!caller.scopes.has(route.scope)) {
-          opts.onDenied?.('scope', request)
+          opts.onDenied?.('scope', request, caller)
           throw missingScope(route.scope)
         }
       },

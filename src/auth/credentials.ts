@@ -216,6 +216,15 @@ export class CredentialService {
     return (await this.database.db.selectFrom('credentials').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
   }
 
+  /**
+   * The caller a credential would be, whatever its status, for operators who ask what it
+   * may do (the control panel's policy simulator). Never an authentication.
+   */
+  async callerFor(id: string): Promise<Caller> {
+    const r = await this.get(id)
+    return { credentialId: r.id, label: r.label, source: r.source, grantedScopes: r.scopes, scopes: effectiveScopes(r.scopes), boundaries: r.boundaries }
+  }
+
   /** Number of credentials the runtime accepts (configured, legacy and usable managed ones). */
   async runtimeCredentialCount(): Promise<number> {
     const row = await this.database.db.selectFrom('credentials').select((eb) => eb.fn.countAll().as('n'))

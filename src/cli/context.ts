@@ -49,6 +49,7 @@ export async function openServices(opts: { settings?: Settings } = {}): Promise<
     services,
     async close() {
       await services.credentials.close().catch(() => {})
+      await services.metricBuckets.close().catch(() => {})
       await services.rateLimiter.close().catch(() => {})
       await store.close()
     },

@@ -9,6 +9,7 @@ import { wholeNumber } from './arguments.js'
 import { CliError } from './cli-error.js'
 import { printJson, printTable } from './output.js'
 import { DeliveryWorker } from '../webhooks/delivery-worker.js'
+import { MetricBuckets } from '../ops/metric-buckets.js'
 import { listDeadLetters, type DeadLetterStatus } from '../webhooks/dead-letters.js'
 import { targetHost } from '../webhooks/probe.js'
 
@@ -33,7 +34,10 @@ async function runWorker(opts: WorkerCliOptions): Promise<void> {
     throw new CliError(`--lease-seconds must be longer than the delivery timeout (${settings.webhookTimeoutSeconds}s), or an attempt could be sent twice`)
   }
   const logger = pino({ level: settings.logLevel }, pino.destination(2))
+  // Its delivery outcomes count in the control panel's charts like the in-process worker's.
+  const metricBuckets = new MetricBuckets(database.db)
   const worker = new DeliveryWorker(database, settings, logger, {
+    onOutcome: (outcome) => metricBuckets.recordDelivery(outcome),
     concurrency: opts.concurrency,
     pollMs: opts.pollMs,
     leaseMs: opts.leaseSeconds === undefined ? undefined : opts.leaseSeconds * 1000,
@@ -51,6 +55,7 @@ async function runWorker(opts: WorkerCliOptions): Promise<void> {
     process.on('SIGTERM', onSignal)
   })
   await worker.stop()
+  await metricBuckets.close().catch(() => {})
   await store.close()
   const s = worker.stats()
   process.stderr.write(`Gatehouse worker: stopped (${s.delivered} delivered, ${s.retried} retried, ${s.deadLettered} dead-lettered)\n`)

@@ -1,15 +1,19 @@
 // The control plane on the admin API (/gatehouse/admin/v1/control, admin token or a
 // control-panel session): the seam through which people decide approvals and write policies
-// (operators change policies directly, relaxing ones included: policy-governance.ts), plus
-// what the panel shows beside them (approvals, audit log, chain verification). Served only while
-// PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is on, like the machine-API side.
+// (operators change policies directly, relaxing ones included: policy-governance.ts), the
+// simulator for any credential, plus what the panel shows beside them (approvals, audit log,
+// chain verification). Served only while PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is on, like the
+// machine-API side.
 import { Type, type Static } from '@sinclair/typebox'
 import { invalid } from '../contract/errors.js'
 import { sendAdminData, type AdminRoutes } from '../api/admin/admin-route.js'
 import { listAudit, verifyAudit } from './audit-log.js'
 import type { Actor } from './actor.js'
-import { AdminDecideBody, APPROVAL_STATUSES, Cursor, Limit, PolicyFields } from './control-schemas.js'
+import { ActionType, AdminDecideBody, APPROVAL_STATUSES, Cursor, Limit, Payload, PolicyFields } from './control-schemas.js'
 import { builtInPolicy } from './policy.js'
+import { simulationView } from './simulation-view.js'
+import { EXECUTE_SCOPE } from './evaluate-action.js'
+import { assertValid } from '../store/validation.js'
 import type { ApprovalStatus } from './approval-store.js'
 
 const ApprovalId = /^[A-Za-z0-9_-]{1,100}$/
@@ -21,6 +25,13 @@ const AdminApprovalsQuery = Type.Object({
 }, { additionalProperties: false })
 
 const AdminAuditQuery = Type.Object({ limit: Type.Optional(Limit), cursor: Type.Optional(Cursor) }, { additionalProperties: false })
+
+export const AdminSimulateBody = Type.Object({
+  credentialId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: 'The credential whose execution is simulated' }),
+  actionType: ActionType,
+  payload: Payload,
+  approvalId: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+}, { additionalProperties: false })
 
 export const controlAdminRoutes: AdminRoutes = (admin, { services }) => {
   if (!services.settings.writesExperimental) return
@@ -58,6 +69,15 @@ export const controlAdminRoutes: AdminRoutes = (admin, { services }) => {
     const actor: Actor = { type: 'admin', id: request.admin?.id ?? 'admin' }
     const { policy, created } = await control.policyChanges.byOperator(request.body as Static<typeof PolicyFields>, actor, request.id)
     return reply.type('application/json; charset=utf-8').send({ ok: true, data: policy, meta: { created }, requestId: request.id })
+  })
+
+  // What executing would do now as a credential (the panel's simulator); nothing is written.
+  admin.post('/control/policy-simulate', async (request, reply) => {
+    assertValid(AdminSimulateBody, request.body)
+    const b = request.body as Static<typeof AdminSimulateBody>
+    const caller = await services.credentials.callerFor(b.credentialId)
+    const ev = await control.simulate(caller, { actionType: b.actionType, payload: b.payload, ...(b.approvalId ? { approvalId: b.approvalId } : {}) })
+    return sendAdminData(reply, request, simulationView(ev, b.actionType, caller.scopes.has(EXECUTE_SCOPE)))
   })
 
   admin.get('/control/audit', { schema: { querystring: AdminAuditQuery } }, async (request, reply) => {

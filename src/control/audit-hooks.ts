@@ -38,7 +38,8 @@ export const auditAdminTokenChange: AdminTokenChangeHook = async (tx, change) =>
  * The webhook service's operation hook: probes (delivered, failed, or refused inside the
  * cooldown) and DLQ replays, whoever ran them, in the operation's own transaction. Records
  * carry the probe id, status code and target host (scheme, host, port), never the secret
- * or the URL's path; replays carry the mode and the ids put back in the queue.
+ * or the URL's path; replays carry the mode (and a delivery-log filter as given) and the ids
+ * put back in the queue.
  */
 export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
   if (op.kind === 'probe') {
@@ -54,11 +55,18 @@ export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
     return
   }
   const { request, result } = op
+  const dlq = request.mode === 'single' || request.mode === 'all'
+  const noun = dlq ? `dead letter${result.replayed === 1 ? '' : 's'}` : `deliver${result.replayed === 1 ? 'y' : 'ies'}`
   await appendAudit(tx, {
     category: 'webhook', action: 'replay', outcome: 'success', actor: op.by, requestId: null,
-    entity: request.mode === 'single' ? { type: 'webhook_dead_letter', id: String(request.id) } : null,
-    summary: `Replayed ${result.replayed} dead letter${result.replayed === 1 ? '' : 's'} (${result.mode})`,
-    metadata: { mode: result.mode, ...(request.mode === 'all' ? { limit: request.limit } : { id: request.id }), replayed: result.replayed, ids: result.ids },
+    entity: request.mode === 'single' ? { type: 'webhook_dead_letter', id: String(request.id) }
+      : request.mode === 'delivery' ? { type: 'webhook_delivery', id: String(request.id) } : null,
+    summary: `Replayed ${result.replayed} ${noun} (${request.mode})`,
+    metadata: {
+      mode: request.mode,
+      ...(request.mode === 'all' ? { limit: request.limit } : request.mode === 'filter' ? { filter: request.params, limit: request.limit } : { id: request.id }),
+      replayed: result.replayed, ids: result.ids,
+    },
   })
 }
 

@@ -5,11 +5,9 @@
 // only credential the runtime accepts, which is how single-token sites keep several named
 // consumers.
 import { ApiError, invalid } from '../contract/errors.js'
-import { getMeta } from '../store/meta.js'
-import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
 import type { Caller } from '../auth/credentials.js'
 import type { Services } from '../services.js'
-import { SyncStateStore, type Checkpoint, type CheckpointLag } from './sync-state-store.js'
+import { integrationLag, SyncStateStore, type Checkpoint, type CheckpointLag } from './sync-state-store.js'
 
 export type SyncStateContext = Pick<Services, 'database' | 'credentials' | 'cursors'>
 
@@ -85,8 +83,7 @@ export async function writeCheckpoint(ctx: SyncStateContext, input: CheckpointIn
 
 export async function readLag(ctx: SyncStateContext, input: LagInput, caller: Caller): Promise<Lag> {
   const integrationKey = await bindIntegrationKey(ctx, caller, input.integrationKey)
-  const prunedThrough = Number((await getMeta(ctx.database.db, PRUNED_THROUGH_KEY)) ?? 0)
-  const checkpoints = await new SyncStateStore(ctx.database.db).lag(integrationKey, { resourceType: input.resourceType, prunedThrough })
+  const checkpoints = await integrationLag(ctx.database.db, integrationKey, input.resourceType)
   return {
     integrationKey,
     checkpoints,

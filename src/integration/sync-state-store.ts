@@ -3,6 +3,8 @@
 // updatedSince, or its checkpointAt. Lag is computed when read, never stored, so it grows
 // while a consumer stands still.
 import type { Db } from '../store/database.js'
+import { getMeta } from '../store/meta.js'
+import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
 
 export interface Checkpoint {
   readonly integrationKey: string
@@ -67,6 +69,12 @@ function toCheckpoint(r: Row): Checkpoint {
 export async function countCheckpoints(db: Db): Promise<number> {
   const row = await db.selectFrom('sync_checkpoints').select((eb) => eb.fn.countAll().as('n')).executeTakeFirst()
   return Number(row?.n ?? 0)
+}
+
+/** The checkpoints of an integration key with their lag now, judged against the change log's retention. */
+export async function integrationLag(db: Db, integrationKey: string, resourceType?: string): Promise<CheckpointLag[]> {
+  const prunedThrough = Number((await getMeta(db, PRUNED_THROUGH_KEY)) ?? 0)
+  return new SyncStateStore(db).lag(integrationKey, { resourceType, prunedThrough })
 }
 
 export class SyncStateStore {

@@ -160,15 +160,20 @@ export class IncidentMonitor {
   }
 
   /** Open incidents first, then the most recently opened; filtered by highest severity reached. */
-  async list(q: IncidentQuery = {}): Promise<Incident[]> {
-    let query = this.db.selectFrom('ops_incidents').selectAll()
-    if (q.severity && q.severity !== 'all') query = query.where('peak_severity', '=', q.severity)
-    if (q.status === 'open') query = query.where('resolved_at', 'is', null)
-    if (q.status === 'resolved') query = query.where('resolved_at', 'is not', null)
-    const rows = (await query
-      .orderBy((eb) => eb.case().when('resolved_at', 'is', null).then(0).else(1).end())
-      .orderBy('opened_at', 'desc').orderBy('id')
-      .limit(q.limit ?? 50).execute()) as Row[]
-    return rows.map(toIncident)
+  list(q: IncidentQuery = {}): Promise<Incident[]> {
+    return listIncidents(this.db, q)
   }
+}
+
+/** Incidents as the last evaluation (of any process) left them: open first, then the most recently opened. */
+export async function listIncidents(db: Db, q: IncidentQuery = {}): Promise<Incident[]> {
+  let query = db.selectFrom('ops_incidents').selectAll()
+  if (q.severity && q.severity !== 'all') query = query.where('peak_severity', '=', q.severity)
+  if (q.status === 'open') query = query.where('resolved_at', 'is', null)
+  if (q.status === 'resolved') query = query.where('resolved_at', 'is not', null)
+  const rows = (await query
+    .orderBy((eb) => eb.case().when('resolved_at', 'is', null).then(0).else(1).end())
+    .orderBy('opened_at', 'desc').orderBy('id')
+    .limit(q.limit ?? 50).execute()) as Row[]
+  return rows.map(toIncident)
 }

@@ -6,6 +6,8 @@ import type { Services } from '../services.js'
 import { MetricsRegistry, type DenialKind } from './metrics-registry.js'
 import { SignalRecorder, type SignalName } from './signal-recorder.js'
 import { IncidentMonitor } from './incident-monitor.js'
+import type { Caller } from '../auth/credentials.js'
+import type { Counter } from './metric-buckets.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -15,11 +17,14 @@ declare module 'fastify' {
 }
 
 const DENIAL_SIGNAL: Record<DenialKind, SignalName> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
+const DENIAL_COUNTER: Record<DenialKind, Counter> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
 
 export class Operations {
   readonly metrics = new MetricsRegistry()
   readonly recorder: SignalRecorder
   readonly monitor: IncidentMonitor
+  /** Rate-limited requests end before request.caller is set; their credential is kept here for onAnswered. */
+  private readonly refused = new WeakMap<FastifyRequest, string>()
 
   constructor(readonly services: Services) {
     this.recorder = new SignalRecorder(services.database.db, services.settings.incidentWindowSeconds * 1000)
@@ -35,12 +40,16 @@ export class Operations {
     this.metrics.observeRequest(route, request.method, reply.statusCode, elapsedMs)
     this.recorder.record('requests')
     if (reply.statusCode >= 500) this.recorder.record('server_errors')
+    // The charts' counters: in memory here, added to the database every few seconds.
+    this.services.metricBuckets.observeRequest(request.caller?.credentialId ?? this.refused.get(request) ?? '', reply.statusCode, elapsedMs)
   }
 
   /** MachineApiOptions.onDenied: authentication, scope and rate-limit refusals. */
-  readonly onDenied = (kind: DenialKind): void => {
+  readonly onDenied = (kind: DenialKind, request?: FastifyRequest, caller?: Caller): void => {
     this.metrics.deny(kind)
     this.recorder.record(DENIAL_SIGNAL[kind])
+    this.services.metricBuckets.count(caller?.credentialId ?? '', DENIAL_COUNTER[kind])
+    if (caller && request) this.refused.set(request, caller.credentialId)
   }
 
   /** One MCP tool call answered: `ok`, or the error code of its answer. */
@@ -55,5 +64,6 @@ export class Operations {
   async close(): Promise<void> {
     await this.monitor.stop()
     await this.recorder.close().catch(() => {})
+    await this.services.metricBuckets.flush().catch(() => {})
   }
 }

@@ -66,7 +66,7 @@ async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
       check('database', 'ok', `${services.database.adapter.name} reachable`, { dialect: services.database.adapter.name, roundTripMs: ms }),
       pending.length === 0
         ? check('migrations', 'ok', 'all migrations applied')
-        : check('migrations', 'fail', `${pending.length} migration(s) not applied; run gatehouse migrate`, { pending }),
+        : check('migrations', 'fail', `${pending.length} migration${pending.length === 1 ? '' : 's'} not applied; run gatehouse migrate`, { pending }),
       pending.length === 0 ? await withDeadline(schemaCheck(services), READINESS_LIMITS.databaseCheckMs) : check('schema', 'fail', 'unknown until the migrations are applied'),
     ]
   } catch (err) {
@@ -84,7 +84,7 @@ async function schemaCheck(services: Services): Promise<ReadinessCheck> {
   const differences = differencesOf(await schemaPlan(services.database, services.resources.all))
   if (differences.length === 0) return check('schema', 'ok', 'every resource table matches its declaration')
   const status = differences.some((d) => d.severity === 'fail') ? 'fail' : 'warn'
-  return check('schema', status, `${differences.length} difference(s) between the resource declarations and the database (gatehouse migrate --dry-run lists them): ${differences[0].message}`, { differences })
+  return check('schema', status, `${differences.length} difference${differences.length === 1 ? '' : 's'} between the resource declarations and the database (gatehouse migrate --dry-run lists them): ${differences[0].message}`, { differences })
 }
 
 function rateLimitCheck(services: Services): ReadinessCheck {
@@ -116,7 +116,7 @@ function webhookQueueChecks(services: Services, w: WebhookState): ReadinessCheck
     oldest !== null && oldest >= READINESS_LIMITS.backlogOldestSeconds
       ? check('deliveryBacklog', 'warn', `the oldest queued delivery has waited ${oldest} s`, backlog)
       : w.queued >= READINESS_LIMITS.backlogSize
-        ? check('deliveryBacklog', 'warn', `${w.queued} deliveries are queued`, backlog)
+        ? check('deliveryBacklog', 'warn', `${w.queued} ${w.queued === 1 ? 'delivery is' : 'deliveries are'} queued`, backlog)
         : check('deliveryBacklog', 'ok', w.queued === 0 ? 'no deliveries waiting' : `${w.queued} queued`, backlog),
   ]
   const freshest = w.workers.reduce((m, x) => Math.min(m, x.heartbeatAgeSeconds), Number.POSITIVE_INFINITY)
@@ -125,7 +125,7 @@ function webhookQueueChecks(services: Services, w: WebhookState): ReadinessCheck
   else if (freshest <= READINESS_LIMITS.heartbeatSeconds) out.push(check('workerHeartbeat', 'ok', 'a webhook worker reported recently', workers))
   else out.push(check('workerHeartbeat', 'warn', `no webhook worker reported in the last ${READINESS_LIMITS.heartbeatSeconds} s`, workers))
   out.push(w.dlqSize > 0
-    ? check('deadLetters', 'warn', `${w.dlqSize} dead-lettered deliveries wait for replay`, { dlqSize: w.dlqSize })
+    ? check('deadLetters', 'warn', `${w.dlqSize} dead-lettered ${w.dlqSize === 1 ? 'delivery waits' : 'deliveries wait'} for replay`, { dlqSize: w.dlqSize })
     : check('deadLetters', 'ok', 'the dead-letter queue is empty', { dlqSize: 0 }))
   return out
 }
@@ -135,14 +135,14 @@ function providersCheck(services: Services): ReadinessCheck {
   const down = providers.filter((p) => !p.available)
   return down.length > 0
     ? check('providers', 'warn', down.map((p) => `provider ${p.plugin} is unavailable: ${p.message ?? 'no reason given'}`).join('; '), { providers })
-    : check('providers', 'ok', `${providers.length} provider(s) available`, { providers })
+    : check('providers', 'ok', `${providers.length} provider${providers.length === 1 ? '' : 's'} available`, { providers })
 }
 
 async function workflowsCheck(services: Services): Promise<ReadinessCheck> {
   const { count, sample } = await services.jobs.overdue(20)
   const graceSeconds = services.jobs.overdueGraceMs / 1000
   return count > 0
-    ? check('workflows', 'warn', `${count} workflow(s) overdue: due for more than ${graceSeconds} s with no run started`, { overdue: count, graceSeconds, workflows: sample })
+    ? check('workflows', 'warn', `${count} workflow${count === 1 ? '' : 's'} overdue: due for more than ${graceSeconds} s with no run started`, { overdue: count, graceSeconds, workflows: sample })
     : check('workflows', 'ok', 'no workflow is overdue', { overdue: 0, graceSeconds })
 }
 
@@ -153,7 +153,7 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
   const limit = READINESS_LIMITS.databaseCheckMs
   const count = dbUp ? await withDeadline(services.credentials.runtimeCredentialCount(), limit).catch(() => 0) : 0
   checks.push(count > 0
-    ? check('credentials', 'ok', `${count} credential(s) accepted`, { count })
+    ? check('credentials', 'ok', `${count} credential${count === 1 ? '' : 's'} accepted`, { count })
     : check('credentials', dbUp ? 'warn' : 'fail', 'no credential is configured; machine clients cannot authenticate', { count }))
 
   checks.push(rateLimitCheck(services))
@@ -165,7 +165,7 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
 
   const warnings = services.settings.warnings
   checks.push(warnings.length > 0
-    ? check('settings', 'warn', `${warnings.length} setting(s) clamped or ignored`, { warnings })
+    ? check('settings', 'warn', `${warnings.length} setting${warnings.length === 1 ? '' : 's'} clamped or ignored`, { warnings })
     : check('settings', 'ok', 'all settings applied as given'))
 
   // Only when providers are configured: a deployment without any has nothing to check.
@@ -176,7 +176,7 @@ export async function checkReadiness(services: Services, monitor: IncidentMonito
       .then((all) => all.filter((i) => i.status === 'open')).catch(() => undefined)
     if (open) {
       checks.push(open.length > 0
-        ? check('incidents', 'warn', `${open.length} open incident(s)`, { open: open.map((i) => ({ id: i.id, category: i.category, severity: i.currentSeverity })) })
+        ? check('incidents', 'warn', `${open.length} open incident${open.length === 1 ? '' : 's'}`, { open: open.map((i) => ({ id: i.id, category: i.category, severity: i.currentSeverity })) })
         : check('incidents', 'ok', 'no open incidents'))
     }
   }

@@ -6,7 +6,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { credentialId } from '../api/admin/admin-params.js'
 import { ApiError, notFound } from '../contract/errors.js'
 import type { CredentialChangeActor, CredentialStatus } from '../auth/credentials.js'
-import { emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
+import { accountWords, emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
+import { fieldErrors } from './field-errors.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, confirmView, tokenView } from './views/account-views.js'
 
@@ -18,9 +19,9 @@ const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin',
 export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { credentials, settings, providers } = ctx.services
   const scopes = () => [...ctx.services.scopes.enabled(settings).filter((x) => !x.deprecatedFor), ...providers.scopes()]
-  const page = { title: 'Accounts', active: 'accounts' } as const
+  const page = { title: 'Accounts' } as const
 
-  panel.get('/accounts', async (request, reply) => {
+  panel.get('/accounts', { config: { screen: { title: 'Accounts', order: 60 } } }, async (request, reply) => {
     await credentials.flushUsage().catch(() => {})
     return renderPage(ctx, request, reply, page, accountListView(await credentials.list()))
   })
@@ -36,7 +37,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
       const problems = err.details && err.details.length > 0 ? err.details : [{ param: '(form)', problem: err.message }]
-      return renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), values, problems), 400)
+      return renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), values, fieldErrors(problems, accountWords)), 400)
     }
   })
 

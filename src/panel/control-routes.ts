@@ -17,11 +17,11 @@ const APPROVAL_ID = /^[A-Za-z0-9_-]{1,100}$/
 export async function approvalRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { control } = ctx.services
 
-  panel.get('/approvals', async (request, reply) => {
+  panel.get('/approvals', { config: { screen: { title: 'Approvals', order: 70 } } }, async (request, reply) => {
     const pending = await control.approvals.list({ status: 'pending', limit: PAGE })
     const recent = await control.approvals.list({ limit: PAGE * 2 })
     const history = recent.items.filter((a) => a.status !== 'pending').slice(0, PAGE)
-    return renderPage(ctx, request, reply, { title: 'Approvals', active: 'approvals' }, approvalsView(sessionOf(request), pending.items, history))
+    return renderPage(ctx, request, reply, { title: 'Approvals' }, approvalsView(sessionOf(request), pending.items, history))
   })
 
   panel.post('/approvals/:id/decide', async (request, reply) => {
@@ -47,7 +47,7 @@ export async function approvalRoutes(panel: FastifyInstance, ctx: PanelContext):
 export async function auditRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { db } = ctx.services.database
 
-  panel.get('/audit', async (request, reply) => {
+  panel.get('/audit', { config: { screen: { title: 'Audit', order: 90 } } }, async (request, reply) => {
     const verification = await verifyAudit(db)
     const head = verification.headSeq
     const given = Number((request.query as { from?: string }).from)
@@ -55,6 +55,6 @@ export async function auditRoutes(panel: FastifyInstance, ctx: PanelContext): Pr
     const from = Number.isSafeInteger(given) && given >= 0 ? Math.min(given, head) : Math.max(0, head - PAGE)
     const { items } = await listAudit(db, { afterId: from, limit: PAGE })
     const nav = { older: from > 0 ? Math.max(0, from - PAGE) : null, newer: from + PAGE < head ? from + PAGE : null }
-    return renderPage(ctx, request, reply, { title: 'Audit', active: 'audit' }, auditView([...items].reverse(), verification, nav))
+    return renderPage(ctx, request, reply, { title: 'Audit' }, auditView([...items].reverse(), verification, nav))
   })
 }

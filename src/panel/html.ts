@@ -35,3 +35,6 @@ export const prettyJson = (value: unknown): string => JSON.stringify(value, null
 
 /** A timestamp as operators read it; '—' when absent. */
 export const when = (iso: string | null | undefined): string => (iso ? iso.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '—')
+
+/** `1 dead-lettered delivery`, `3 dead-lettered deliveries`: a count with its noun in the right number. */
+export const plural = (n: number, one: string, many: string): string => `${n.toLocaleString('en')} ${n === 1 ? one : many}`

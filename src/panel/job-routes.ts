@@ -64,10 +64,10 @@ async function allWorkflows(ctx: PanelContext): Promise<WorkflowView[]> {
 
 export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { jobs, credentials } = ctx.services
-  const page = { title: 'Jobs', active: 'jobs' } as const
+  const page = { title: 'Jobs' } as const
   const usable = async () => (await credentials.list()).filter((c) => c.status !== 'revoked')
 
-  panel.get('/jobs', async (request, reply) =>
+  panel.get('/jobs', { config: { screen: { title: 'Jobs', order: 50 } } }, async (request, reply) =>
     renderPage(ctx, request, reply, page, jobsListView(sessionOf(request), await allWorkflows(ctx), jobs.overdueGraceMs / 1000)))
 
   panel.get('/jobs/new', async (request, reply) =>

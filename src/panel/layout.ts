@@ -1,24 +1,30 @@
 // The page frame: navigation, the signed-in admin, the flash message and the logout form.
 // Every page of the panel is rendered through `page()`, so the stylesheet link and the
 // CSRF meta tag (for scripts calling the admin API with the session) are in one place.
+// The navigation is not a hand-written list: it is every screen registered (a GET route
+// with `config.screen`), so a new screen appears by registering itself.
 import { html, type Html } from './html.js'
 import type { Flash, PanelSession } from './panel-sessions.js'
 import { CSRF_FIELD } from './csrf.js'
 
 export const PANEL_BASE = '/gatehouse/cp'
 
-export type Screen = 'status' | 'accounts' | 'jobs' | 'approvals' | 'audit'
+/** A screen in the navigation, from its route's `config.screen`. */
+export interface NavScreen {
+  readonly path: string
+  readonly title: string
+  /** Position in the navigation, lowest first (Status 10 … Audit 90; Jobs 50). */
+  readonly order: number
+}
 
 export interface PageOptions {
   readonly title: string
   readonly session?: PanelSession
-  readonly active?: Screen
-  /** Screens shown in the navigation (Approvals and Audit only when the control plane is on). */
-  readonly screens?: readonly Screen[]
+  /** The page's path, to mark its screen in the navigation. */
+  readonly path?: string
+  readonly screens?: readonly NavScreen[]
   readonly flash?: Flash | null
 }
-
-const SCREEN_TITLES: Record<Screen, string> = { status: 'Status', accounts: 'Accounts', jobs: 'Jobs', approvals: 'Approvals', audit: 'Audit' }
 
 /** A hidden CSRF field for a signed-in form. */
 export const csrfField = (session: PanelSession): Html => html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}">`
@@ -29,17 +35,25 @@ export function postButton(session: PanelSession, action: string, label: string,
   return html`<form method="post" action="${action}">${csrfField(session)}${hidden}<button type="submit"${opts.danger ? html` class="danger"` : ''}${opts.disabled ? html` disabled` : ''}>${label}</button></form>`
 }
 
+/** The screen a path belongs to: the longest screen path it starts with. */
+function currentScreen(screens: readonly NavScreen[], path: string | undefined): NavScreen | undefined {
+  if (!path) return undefined
+  return [...screens].filter((s) => path === s.path || path.startsWith(`${s.path}/`)).sort((a, b) => b.path.length - a.path.length)[0]
+}
+
 export function page(opts: PageOptions, body: Html): string {
   const s = opts.session
-  const nav = s
-    ? html`<nav>${(opts.screens ?? ['status', 'accounts']).map((k) => html`<a href="${PANEL_BASE}/${k}"${opts.active === k ? html` aria-current="page"` : ''}>${SCREEN_TITLES[k]}</a>`)}</nav>
-      <span class="muted">${s.username}</span>${postButton(s, `${PANEL_BASE}/logout`, 'Log out')}`
+  const screens = opts.screens ?? []
+  const current = currentScreen(screens, opts.path)
+  const head = s
+    ? html`<span class="who"><span class="muted">${s.username}</span>${postButton(s, `${PANEL_BASE}/logout`, 'Log out')}</span>
+      <nav aria-label="Screens">${screens.map((x) => html`<a href="${x.path}"${x === current ? html` aria-current="page"` : ''}>${x.title}</a>`)}</nav>`
     : ''
   const flash = opts.flash ? html`<div class="flash ${opts.flash.kind}" role="status">${opts.flash.text}</div>` : ''
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${opts.title} · Gatehouse</title>
 <link rel="stylesheet" href="${PANEL_BASE}/assets/panel.css"><link rel="icon" href="${PANEL_BASE}/assets/favicon.svg" type="image/svg+xml">${s ? html`<meta name="csrf-token" content="${s.csrfToken}">` : ''}
-</head><body><header><span class="brand">Gatehouse</span>${nav}</header>
+</head><body><header><a class="brand" href="${PANEL_BASE}/status">Gatehouse</a>${head}</header>
 <main>${flash}${body}</main></body></html>`.text
 }

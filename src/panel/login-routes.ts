@@ -4,7 +4,7 @@
 // name exists or not.
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { verifyAdminLogin } from '../auth/admin-accounts.js'
-import { html } from './html.js'
+import { html, plural } from './html.js'
 import { PANEL_BASE } from './layout.js'
 import { LOGIN_CSRF_COOKIE, readCookie, serializeCookie } from './cookies.js'
 import { CSRF_FIELD, newToken, tokensMatch } from './csrf.js'
@@ -57,7 +57,7 @@ export async function loginRoutes(panel: FastifyInstance, ctx: PanelContext, thr
     const wait = await throttle.reserve(request.ip, username)
     if (wait > 0) {
       reply.header('Retry-After', String(wait))
-      return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: `Too many failed logins. Try again in ${Math.ceil(wait / 60)} minute(s).` } },
+      return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: `Too many failed logins. Try again in ${plural(Math.ceil(wait / 60), 'minute', 'minutes')}.` } },
         loginForm(freshToken(reply), next, username), 429)
     }
     const account = username && password ? await verifyAdminLogin(services.database.db, username, password) : undefined

@@ -4,8 +4,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../services.js'
 import type { Readiness } from '../ops/readiness.js'
+import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import type { Html } from './html.js'
-import { page, PANEL_BASE, type PageOptions, type Screen } from './layout.js'
+import { page, PANEL_BASE, type NavScreen, type PageOptions } from './layout.js'
 import type { Flash, PanelSession, PanelSessions } from './panel-sessions.js'
 
 declare module 'fastify' {
@@ -15,6 +16,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without a session (login page, stylesheet). */
     panelPublic?: boolean
+    /** A GET route with this is a screen: it appears in the navigation, ordered by `order`. */
+    screen?: { readonly title: string; readonly order: number }
   }
 }
 
@@ -23,8 +26,10 @@ export interface PanelContext {
   readonly sessions: PanelSessions
   /** The readiness verdict with this process's incident monitor. */
   readonly readiness: () => Promise<Readiness>
-  /** Screens in the navigation. */
-  readonly screens: readonly Screen[]
+  /** This process's incident monitor (evaluated before the Incidents screen is shown). */
+  readonly monitor: IncidentMonitor
+  /** Screens in the navigation: filled as screen routes register, in order. */
+  readonly screens: readonly NavScreen[]
 }
 
 /** The signed-in session (the plugin's hook has already redirected requests without one). */
@@ -35,10 +40,11 @@ export function sessionOf(request: FastifyRequest): PanelSession {
 }
 
 export async function renderPage(ctx: PanelContext, request: FastifyRequest, reply: FastifyReply,
-  opts: Omit<PageOptions, 'session' | 'screens' | 'flash'> & { flash?: Flash }, body: Html, status = 200): Promise<FastifyReply> {
+  opts: Omit<PageOptions, 'session' | 'screens' | 'flash' | 'path'> & { flash?: Flash }, body: Html, status = 200): Promise<FastifyReply> {
   const session = request.panelSession
   const flash = opts.flash ?? (session ? await ctx.sessions.takeFlash(session) : null)
-  return reply.code(status).type('text/html; charset=utf-8').send(page({ ...opts, session, screens: ctx.screens, flash }, body))
+  const path = request.url.split('?')[0]
+  return reply.code(status).type('text/html; charset=utf-8').send(page({ ...opts, session, screens: ctx.screens, flash, path }, body))
 }
 
 /** Records `flash` for the next page and redirects there (303 See Other). */

@@ -6,10 +6,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../services.js'
 import type { Readiness } from '../ops/readiness.js'
+import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { toApiError } from '../api/error-handler.js'
 import { ApiError } from '../contract/errors.js'
 import { html } from './html.js'
-import { PANEL_BASE } from './layout.js'
+import { PANEL_BASE, type NavScreen } from './layout.js'
 import { CSRF_FIELD, tokensMatch } from './csrf.js'
 import { formOf, renderPage, safeNext, type PanelContext } from './panel-context.js'
 import type { PanelSessions } from './panel-sessions.js'
@@ -19,12 +20,17 @@ import { statusRoutes } from './status-routes.js'
 import { accountRoutes } from './account-routes.js'
 import { approvalRoutes, auditRoutes } from './control-routes.js'
 import { jobRoutes } from './job-routes.js'
+import { integrationRoutes } from './integration-routes.js'
+import { deliveryRoutes } from './delivery-routes.js'
+import { incidentRoutes } from './incident-routes.js'
+import { policyRoutes } from './policy-routes.js'
 
 export interface ControlPanelOptions {
   readonly services: Services
   /** Shared with the admin API's sessionResolver, so a panel session also works there. */
   readonly sessions: PanelSessions
   readonly readiness: () => Promise<Readiness>
+  readonly monitor: IncidentMonitor
 }
 
 const FORM_BODY_LIMIT = 64 * 1024
@@ -45,15 +51,20 @@ function toLogin(request: FastifyRequest, reply: FastifyReply): FastifyReply {
 }
 
 export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptions): Promise<void> {
-  // Approvals and Audit exist while the control plane does (PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL).
+  // Approvals, Policies and Audit exist while the control plane does (PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL).
   const control = opts.services.settings.writesExperimental
-  const ctx: PanelContext = {
-    services: opts.services, sessions: opts.sessions, readiness: opts.readiness,
-    screens: control ? ['status', 'accounts', 'jobs', 'approvals', 'audit'] : ['status', 'accounts', 'jobs'],
-  }
+  const screens: NavScreen[] = []
+  const ctx: PanelContext = { services: opts.services, sessions: opts.sessions, readiness: opts.readiness, monitor: opts.monitor, screens }
   const throttle = new LoginThrottle(opts.services.database)
 
   await app.register(async (panel) => {
+    // The navigation is the screens registered: a GET route with config.screen adds itself.
+    panel.addHook('onRoute', (route) => {
+      const screen = route.config?.screen
+      if (!screen || ![route.method].flat().includes('GET')) return
+      screens.push({ path: route.url, title: screen.title, order: screen.order })
+      screens.sort((a, b) => a.order - b.order)
+    })
     panel.removeAllContentTypeParsers()
     panel.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
       (_req, body, done) => done(null, new URLSearchParams(body as string)))
@@ -86,6 +97,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
       if (shown.headers) reply.headers(shown.headers)
       return renderPage(ctx, request, reply, { title: 'Error', flash: { kind: 'error', text: shown.message } },
         html`<section><h1>${shown.status === 500 ? 'Unexpected error' : 'Request not completed'}</h1>
+        ${shown.details && shown.details.length > 0 ? html`<ul class="problems">${shown.details.map((d) => html`<li><code>${d.param}</code>: ${d.problem}</li>`)}</ul>` : ''}
         <p class="muted">Request id <code>${request.id}</code></p><p><a href="${PANEL_BASE}/status">Back to Status</a></p></section>`, shown.status)
     })
 
@@ -100,10 +112,14 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     panel.get('/', async (_request, reply) => reply.redirect(`${PANEL_BASE}/status`, 303))
     await loginRoutes(panel, ctx, throttle)
     await statusRoutes(panel, ctx)
+    await integrationRoutes(panel, ctx)
+    await deliveryRoutes(panel, ctx)
+    await incidentRoutes(panel, ctx)
     await accountRoutes(panel, ctx)
     await jobRoutes(panel, ctx)
     if (control) {
       await approvalRoutes(panel, ctx)
+      await policyRoutes(panel, ctx)
       await auditRoutes(panel, ctx)
     }
   }, { prefix: PANEL_BASE })

@@ -12,6 +12,9 @@ import { adminActor, triggeredBy } from '../webhooks/admin-routes.js'
 import type { Flash } from './panel-sessions.js'
 import { redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { deadLetterView, statusView } from './views/status-view.js'
+import { readSeries } from '../ops/metric-buckets.js'
+import { chartRange } from './panel-query.js'
+import { plural } from './html.js'
 
 const DLQ_PAGE = 50
 const REPLAY_ALL_LIMIT = 1000
@@ -30,8 +33,10 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
   const { services } = ctx
   const { database, settings, webhooks, credentials } = services
 
-  panel.get('/status', async (request, reply) => {
+  panel.get('/status', { config: { screen: { title: 'Status', order: 10 } } }, async (request, reply) => {
+    const range = chartRange(request.query)
     await credentials.flushUsage().catch(() => {})
+    await services.metricBuckets.flush().catch(() => {})
     const readiness = await ctx.readiness()
     const records = await credentials.list()
     const dlq = await listDeadLetters(database, { limit: DLQ_PAGE })
@@ -50,8 +55,10 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
       sink: sinkEnabled(settings) ? await sinkView(database, settings) : null,
       deadLetters: dlq.items,
       moreDeadLetters: dlq.hasMore,
+      traffic: await readSeries(database.db, { range }),
+      range,
     })
-    return renderPage(ctx, request, reply, { title: 'Status', active: 'status' }, body)
+    return renderPage(ctx, request, reply, { title: 'Status' }, body)
   })
 
   panel.post('/status/probe', async (request, reply) => {
@@ -66,7 +73,7 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
 
   panel.get('/status/dlq/:id', async (request, reply) => {
     const item = await showDeadLetter(database, recordId(request.params))
-    return renderPage(ctx, request, reply, { title: `Dead letter ${item.id}`, active: 'status' }, deadLetterView(sessionOf(request), item))
+    return renderPage(ctx, request, reply, { title: `Dead letter ${item.id}` }, deadLetterView(sessionOf(request), item))
   })
 
   panel.post('/status/dlq/:id/replay', async (request, reply) => {
@@ -79,7 +86,7 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
 
   panel.post('/status/dlq/replay-all', async (request, reply) => {
     const r = await webhooks.replay({ mode: 'all', limit: REPLAY_ALL_LIMIT }, adminActor(request))
-    return redirectWith(ctx, request, reply, { kind: 'ok', text: `Replayed ${r.replayed} dead letter(s).` }, 'status#dlq')
+    return redirectWith(ctx, request, reply, { kind: 'ok', text: `Replayed ${plural(r.replayed, 'dead letter', 'dead letters')}.` }, 'status#dlq')
   })
 
   // The sink's actions exist only where the sink does (dev mode with the sink flag).

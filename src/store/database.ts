@@ -30,6 +30,8 @@ export interface DialectAdapter {
   jsonAt(column: string, path: readonly string[]): RawBuilder<string | null>
   /** The scalar at a path as plain text (strings unquoted), or NULL. */
   textAt(column: string, path: readonly string[]): RawBuilder<string | null>
+  /** Whether a text column contains `text` exactly (case-sensitive, no wildcards). */
+  contains(column: string, text: string): RawBuilder<boolean>
   /** Case-insensitive LIKE. */
   ilike(expr: RawBuilder<unknown>, pattern: string): RawBuilder<boolean>
   /** EXISTS over the elements of an array at `path`, testing `test(elementRef)`. */
@@ -159,6 +161,7 @@ const sqliteAdapter: DialectAdapter = {
   docText: (column) => sql<string>`${sql.ref(column)}`,
   jsonAt: (column, path) => sql<string | null>`(${sql.ref(column)} -> ${jsonPath(path)})`,
   textAt: (column, path) => sql<string | null>`(${sql.ref(column)} ->> ${jsonPath(path)})`,
+  contains: (column, text) => sql<boolean>`(instr(${sql.ref(column)}, ${text}) > 0)`,
   ilike: (expr, pattern) => sql<boolean>`(${expr} LIKE ${pattern} ESCAPE '\\')`,
   anyElement: (column, path, test) =>
     sql<boolean>`EXISTS (SELECT 1 FROM json_each(${sql.ref(column)}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
@@ -216,6 +219,7 @@ const postgresAdapter: DialectAdapter = {
   docText: (column) => sql<string>`${sql.ref(column)}::text`,
   jsonAt: (column, path) => sql<string | null>`((${pgReadable(column)} #> ${pgPath(path)})::text)`,
   textAt: (column, path) => sql<string | null>`(${pgReadable(column)} #>> ${pgPath(path)})`,
+  contains: (column, text) => sql<boolean>`(strpos(${sql.ref(column)}, ${text}) > 0)`,
   ilike: (expr, pattern) => sql<boolean>`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
   anyElement: (column, path, test) =>
     sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${pgReadable(column)} #> ${pgPath(path)}) = 'array' THEN ${pgReadable(column)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,

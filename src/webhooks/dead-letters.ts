@@ -40,7 +40,8 @@ export interface DeadLetterQuery {
 
 export interface ReplayResult {
   readonly replayed: number
-  readonly mode: 'single' | 'all'
+  /** single: one id; all: the oldest failed ones; filter: what a delivery-log filter selects. */
+  readonly mode: 'single' | 'all' | 'filter'
   readonly ids: readonly number[]
 }
 

@@ -8,8 +8,9 @@ import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
 import type { Settings } from '../settings.js'
 import { claimDeliveries, nextClaimableAt, pruneDelivered, type ClaimedDelivery } from './delivery-queue.js'
-import { attemptDelivery, type DeliveryContext } from './attempt-delivery.js'
+import { attemptDelivery, type AttemptOutcome, type DeliveryContext } from './attempt-delivery.js'
 import { DeliveredBatcher } from './delivered-batcher.js'
+import { AttemptLog, pruneAttempts } from './attempt-log.js'
 
 export interface WorkerOptions {
   readonly workerId?: string
@@ -25,6 +26,8 @@ export interface WorkerOptions {
   /** Delivered rows are kept this long for inspection (default 7 days). */
   readonly keepDeliveredMs?: number
   readonly random?: () => number
+  /** Told every attempt's outcome (the control panel's charts count them). */
+  readonly onOutcome?: (status: AttemptOutcome['status']) => void
 }
 
 export interface WorkerStats {
@@ -47,6 +50,7 @@ export class DeliveryWorker {
   private readonly keepDeliveredMs: number
   private readonly ctx: DeliveryContext
   private readonly delivered: DeliveredBatcher
+  private readonly attemptLog: AttemptLog
   /** While the queue keeps slots full, claim in batches of at least this many. */
   private readonly claimBatch: number
   private queueBusy = false
@@ -69,9 +73,12 @@ export class DeliveryWorker {
     this.keepDeliveredMs = opts.keepDeliveredMs ?? 7 * 86_400_000
     this.claimBatch = Math.max(1, Math.floor(this.concurrency / 4))
     this.delivered = new DeliveredBatcher(database.db, this.id, logger)
+    this.attemptLog = new AttemptLog(database.db, logger)
     this.ctx = {
       database, settings, logger, retryBaseMs: opts.retryBaseMs ?? settings.webhookRetryBaseSeconds * 1000, random: opts.random,
       recordDelivered: (claim, statusCode) => this.delivered.add(claim, statusCode),
+      recordAttempt: (entry) => this.attemptLog.add(entry),
+      onOutcome: opts.onOutcome,
     }
   }
 
@@ -99,6 +106,7 @@ export class DeliveryWorker {
     await this.loopDone
     await Promise.allSettled([...this.inflight])
     await this.delivered.flush()
+    await this.attemptLog.flush(true)
     clearInterval(this.heartbeatTimer)
     await this.database.db.deleteFrom('webhook_workers').where('worker_id', '=', this.id).execute().catch(() => {})
   }
@@ -181,6 +189,7 @@ export class DeliveryWorker {
       if (now - this.lastPrune > PRUNE_EVERY_MS) {
         this.lastPrune = now
         await pruneDelivered(this.database.db, now - this.keepDeliveredMs)
+        await pruneAttempts(this.database.db, now - this.keepDeliveredMs)
         // Heartbeats of workers gone for a day are history, not signal.
         await this.database.db.deleteFrom('webhook_workers').where('heartbeat_at', '<', now - 86_400_000).execute()
       }

@@ -2,6 +2,7 @@
 // routes and the admin API.
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError, invalid } from '../contract/errors.js'
+import type { DeliveryFilter } from './delivery-log.js'
 
 const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()])
 
@@ -45,7 +46,13 @@ export const ReplayResultData = Type.Object({
   ids: Type.Array(Type.Integer()),
 }, { additionalProperties: false })
 
-export type ReplayRequest = { readonly mode: 'single'; readonly id: number } | { readonly mode: 'all'; readonly limit: number }
+export type ReplayRequest =
+  | { readonly mode: 'single'; readonly id: number }
+  | { readonly mode: 'all'; readonly limit: number }
+  /** Any delivered or dead-lettered delivery by id (the delivery log). */
+  | { readonly mode: 'delivery'; readonly id: number }
+  /** What a delivery-log filter selects (its parameters as given, for the audit record). */
+  | { readonly mode: 'filter'; readonly filter: DeliveryFilter; readonly params: Readonly<Record<string, string>>; readonly limit: number }
 
 /** Reads a validated replay body: exactly one of `id` or `mode=all`. */
 export function replayRequest(body: Static<typeof ReplayBody> | undefined): ReplayRequest {

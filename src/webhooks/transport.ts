@@ -3,7 +3,8 @@
 // is what bounds a worker's throughput). Redirects are not followed: a 3xx is a failed
 // attempt, since the configured URL is the only destination the operator approved. The
 // attempt is bounded by the timeout until the answer's status arrives; a 2xx then counts
-// as delivered and the rest of the answer is read (bounded) only to reuse the connection.
+// as delivered and the rest of the answer is read (bounded) to reuse the connection; its
+// first bytes are kept as an excerpt for the delivery log, without holding up the outcome.
 // Errors are described without the URL, which may carry credentials of its own.
 import http from 'node:http'
 import https from 'node:https'
@@ -15,16 +16,29 @@ export interface AttemptResult {
   readonly retryAfterMs: number | null
   readonly error: string | null
   readonly durationMs: number
+  /** The answer's first bytes, once read (within the timeout); null when there was no answer. */
+  readonly answer: Promise<AnswerExcerpt | null>
 }
 
+export interface AnswerExcerpt {
+  /** At most EXCERPT_BYTES of the body, as UTF-8 text. */
+  readonly excerpt: string
+  /** Bytes of the body read (reading stops past 64 KiB). */
+  readonly bytes: number
+}
+
+/** How much of an answer's body the delivery log keeps. */
+export const EXCERPT_BYTES = 1024
 const MAX_RESPONSE_BYTES = 64 * 1024
+const NO_ANSWER: Promise<AnswerExcerpt | null> = Promise.resolve(null)
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000
 const httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 })
 const httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 })
 
 export function sendAttempt(url: string, body: string, headers: Readonly<Record<string, string>>, timeoutMs: number): Promise<AttemptResult> {
   const started = performance.now()
-  const result = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started) })
+  let answer = NO_ANSWER
+  const result = (r: Omit<AttemptResult, 'durationMs' | 'answer'>): AttemptResult => ({ ...r, durationMs: Math.round(performance.now() - started), answer })
   let target: URL
   try {
     target = new URL(url)
@@ -35,7 +49,7 @@ export function sendAttempt(url: string, body: string, headers: Readonly<Record<
   return new Promise<AttemptResult>((resolve) => {
     // The first outcome wins: the answer's status, a socket error, or the timeout.
     const state: { settled: boolean; timer?: NodeJS.Timeout } = { settled: false }
-    const finish = (r: Omit<AttemptResult, 'durationMs'>) => {
+    const finish = (r: Omit<AttemptResult, 'durationMs' | 'answer'>) => {
       if (state.settled) return
       state.settled = true
       clearTimeout(state.timer)
@@ -48,13 +62,14 @@ export function sendAttempt(url: string, body: string, headers: Readonly<Record<
     }, (res) => {
       const status = res.statusCode ?? 0
       const ok = status >= 200 && status < 300
+      if (!state.settled) answer = drain(res, timeoutMs)
+      else res.destroy()
       finish({
         ok,
         statusCode: status,
         retryAfterMs: ok ? null : parseRetryAfter(headerValue(res.headers['retry-after'])),
         error: ok ? null : status >= 300 && status < 400 ? `HTTP ${status} (redirects are not followed)` : `HTTP ${status}`,
       })
-      drain(res, timeoutMs)
     })
     req.on('error', (err) => finish({ ok: false, statusCode: null, retryAfterMs: null, error: describe(err) }))
     state.timer = setTimeout(() => {
@@ -65,16 +80,32 @@ export function sendAttempt(url: string, body: string, headers: Readonly<Record<
   })
 }
 
-/** Reads (and discards) a bounded answer so the connection can be reused; gives up on huge or slow ones. */
-function drain(res: http.IncomingMessage, timeoutMs: number): void {
-  let seen = 0
-  const giveUp = setTimeout(() => res.destroy(), timeoutMs)
-  res.on('data', (chunk: Buffer) => {
-    seen += chunk.length
-    if (seen > MAX_RESPONSE_BYTES) res.destroy()
+/**
+ * Reads a bounded answer so the connection can be reused, keeping its first EXCERPT_BYTES;
+ * gives up on huge or slow ones. Resolves when the answer ends or is given up.
+ */
+function drain(res: http.IncomingMessage, timeoutMs: number): Promise<AnswerExcerpt> {
+  return new Promise((resolve) => {
+    let seen = 0
+    const kept: Buffer[] = []
+    let keptBytes = 0
+    const giveUp = setTimeout(() => res.destroy(), timeoutMs)
+    res.on('data', (chunk: Buffer) => {
+      seen += chunk.length
+      if (keptBytes < EXCERPT_BYTES) {
+        const part = chunk.subarray(0, EXCERPT_BYTES - keptBytes)
+        kept.push(part)
+        keptBytes += part.length
+      }
+      if (seen > MAX_RESPONSE_BYTES) res.destroy()
+    })
+    res.on('close', () => {
+      clearTimeout(giveUp)
+      // PostgreSQL text cannot hold U+0000; a binary answer shows replacement characters.
+      resolve({ excerpt: Buffer.concat(kept).toString('utf8').replaceAll('\u0000', '\uFFFD'), bytes: seen })
+    })
+    res.on('error', () => {})
   })
-  res.on('close', () => clearTimeout(giveUp))
-  res.on('error', () => {})
 }
 
 const headerValue = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? null

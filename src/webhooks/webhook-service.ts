@@ -11,10 +11,12 @@ import { outboxHook } from './outbox.js'
 import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js'
 import { runProbe, probeLedger, targetHost, type ProbeAttempt, type ProbeLedger } from './probe.js'
 import { sendTestDelivery, type TestDeliveryResult } from './send-test.js'
+import type { AttemptOutcome } from './attempt-delivery.js'
 import { queueStats, type QueueStats } from './queue-stats.js'
 import { loadInterestHolders, routingModeOf, type RoutingMode } from './targeting.js'
 import { sinkEnabled } from './sink-url.js'
 import { replayAll, replayOne, type ReplayResult } from './dead-letters.js'
+import { replayMatching } from './delivery-log.js'
 import type { ReplayRequest } from './dlq-schemas.js'
 
 /** Who ran a probe or replay: the admin API and panel pass the admin, the CLI the operator, the machine API the credential. */
@@ -52,9 +54,12 @@ export class WebhookService {
   private worker: DeliveryWorker | undefined
   /** Audits probes and replays (the control plane's audit log). */
   private readonly onOperation: WebhookOperationHook | undefined
+  /** Told each delivery attempt's outcome (the charts count them). */
+  private readonly onAttempt: ((status: AttemptOutcome['status']) => void) | undefined
 
-  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: { onOperation?: WebhookOperationHook } = {}) {
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: { onOperation?: WebhookOperationHook; onAttempt?: (status: AttemptOutcome['status']) => void } = {}) {
     this.onOperation = opts.onOperation
+    this.onAttempt = opts.onAttempt
     // The hook runs before the write commits. On SQLite the worker's claim waits for the
     // one connection, so it sees the rows; on PostgreSQL it may look too early, so it looks
     // again just after the commit has usually landed (else the next poll finds them).
@@ -72,7 +77,7 @@ export class WebhookService {
   startWorker(opts: WorkerOptions = {}): DeliveryWorker | undefined {
     if (!this.configured) return undefined
     if (!this.worker) {
-      this.worker = new DeliveryWorker(this.database, this.settings, this.logger, opts)
+      this.worker = new DeliveryWorker(this.database, this.settings, this.logger, { onOutcome: this.onAttempt, ...opts })
       this.worker.start()
     }
     return this.worker
@@ -103,10 +108,16 @@ export class WebhookService {
     }
   }
 
-  /** Replays one dead letter or all failed ones, audited in the same transaction, then wakes the worker. */
+  /**
+   * Replays one dead letter or all failed ones (the DLQ), or one delivery or those a
+   * delivery-log filter selects; audited in the same transaction, then wakes the worker.
+   */
   async replay(request: ReplayRequest, by: WebhookActor): Promise<ReplayResult> {
+    const { adapter } = this.database
     const result = await this.database.db.transaction().execute(async (tx) => {
-      const r = request.mode === 'all' ? await replayAll(tx, request.limit) : await replayOne(tx, request.id)
+      const r = request.mode === 'all' ? await replayAll(tx, request.limit)
+        : request.mode === 'single' ? await replayOne(tx, request.id)
+          : await replayMatching(tx, adapter, request.mode === 'delivery' ? { id: request.id } : { filter: request.filter, limit: request.limit })
       await this.onOperation?.(tx, { kind: 'replay', request, result: r, by })
       return r
     })
@@ -120,7 +131,7 @@ export class WebhookService {
 
   sendTest(triggeredBy: string): Promise<TestDeliveryResult> {
     return sendTestDelivery({ database: this.database, settings: this.settings, logger: this.logger,
-      retryBaseMs: this.settings.webhookRetryBaseSeconds * 1000 }, triggeredBy)
+      retryBaseMs: this.settings.webhookRetryBaseSeconds * 1000, onOutcome: this.onAttempt }, triggeredBy)
   }
 
   async status(): Promise<WebhookStatus> {

@@ -90,23 +90,28 @@ test('create shows the token once; rotate, pause, resume, revoke and delete act 
   assert.equal((await s.page(`/gatehouse/cp/accounts/${c.id}`)).statusCode, 404)
 })
 
-test('invalid create forms are shown again with each problem and the values kept', async (t) => {
+test('invalid create forms are shown again with each problem in words next to its field, and the values kept', async (t) => {
   const app = await panelApp()
   t.after(() => app.close())
   const s = await signedIn(app)
+  const errorOf = (body: string, field: string) => new RegExp(`id="error-${field}">([^<]*)</p>`).exec(body)?.[1]
   const res = await s.submit('/gatehouse/cp/accounts', { label: 'bad one', scopes: ['products:read'], ipAllowlist: 'not-a-cidr', entryIds: '7, x' })
   assert.equal(res.statusCode, 400)
-  assert.match(res.body, /boundaries\.entryIds/)
+  assert.equal(errorOf(res.body, 'entryIds'), 'Write entry ids as whole numbers separated by commas or spaces (&quot;x&quot; is not one).')
+  assert.match(res.body, /name="entryIds" value="7, x" placeholder="12, 15" aria-invalid="true" aria-describedby="error-entryIds"/)
   assert.match(res.body, /value="bad one"/)
   assert.match(res.body, /value="products:read" checked/)
   const ip = await s.submit('/gatehouse/cp/accounts', { label: 'bad ip', scopes: ['products:read'], ipAllowlist: 'not-a-cidr' })
   assert.equal(ip.statusCode, 400)
-  assert.match(ip.body, /invalid CIDR &quot;not-a-cidr&quot;/)
+  assert.match(errorOf(ip.body, 'ipAllowlist') ?? '', /^&quot;not-a-cidr&quot; is not an address or range\. Write addresses such as 192\.0\.2\.1/)
   const none = await s.submit('/gatehouse/cp/accounts', { label: '', expiresIn: 'soon' })
   assert.equal(none.statusCode, 400)
-  assert.match(none.body, /<strong>label<\/strong>/)
-  assert.match(none.body, /<strong>scopes<\/strong>/)
-  assert.match(none.body, /<strong>expiresIn<\/strong>/)
+  assert.match(none.body, /3 fields need attention:<\/strong>\s*<a href="#field-label">Label<\/a>/)
+  assert.match(errorOf(none.body, 'label') ?? '', /^Give the credential a label/)
+  assert.equal(errorOf(none.body, 'scopes'), 'Choose at least one scope: the credential can do nothing without one.')
+  assert.match(errorOf(none.body, 'expiresIn') ?? '', /^Write the expiry as a number and a unit: 30d/)
+  // Validator wording never reaches the page.
+  for (const body of [res.body, ip.body, none.body]) assert.doesNotMatch(body, /Expected|invalid CIDR|positive integer id/)
   assert.equal((await app.services.credentials.list()).length, 0)
 
   // The panel's form parser lives only in the panel: the machine and admin APIs still refuse forms.

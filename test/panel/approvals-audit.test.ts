@@ -51,7 +51,7 @@ test('approvals: dual approval by two admins from the panel, history and a verif
   assert.deepEqual(stored?.decisions.map((d) => d.decider), [{ type: 'admin', id: 'ops-admin' }, { type: 'admin', id: 'second-admin' }])
   const history = (await get(app, '/gatehouse/cp/approvals', cookie2)).body
   assert.match(history, /No approval is waiting for a decision/)
-  assert.match(history, /<span class="badge approved">approved<\/span><\/td>\s*<td>2 of 2<\/td>/)
+  assert.match(history, /<span class="badge approved">approved<\/span><\/div><\/td>\s*<td data-label="Approvals"><div>2 of 2<\/div><\/td>/)
 
   // Credential changes made in the panel are audited with the admin as actor, as through the admin API.
   assert.equal((await first.submit('/gatehouse/cp/accounts', { label: 'audited', scopes: ['products:read'] })).statusCode, 201)
@@ -61,7 +61,7 @@ test('approvals: dual approval by two admins from the panel, history and a verif
   // Audit: newest first, verified; an edited record breaks the chain and the page says so.
   const audit = await first.page('/gatehouse/cp/audit')
   assert.equal(audit.statusCode, 200)
-  assert.match(audit.body, /Chain verified: \d+ record\(s\)/)
+  assert.match(audit.body, /Chain verified: \d+ records?,/)
   assert.match(audit.body, /Approved order\.refund \(2 of 2 approvals; now approved\)/)
   assert.ok(audit.body.indexOf('now approved') < audit.body.indexOf('Requested approval of order.refund'), 'newest first')
   await app.database.db.updateTable('control_audit').set({ summary: 'nothing happened' }).where('id', '=', 1).execute()

@@ -80,8 +80,14 @@ test('status: posture without secrets, probe ledger and cooldown, DLQ inspection
   assert.match(inspect.body, /503/)
   await s.submit(`/gatehouse/cp/status/dlq/${a}/replay`)
   assert.match((await s.page('/gatehouse/cp/status')).body, new RegExp(`Replayed dead letter ${a}\\.`))
+  // Once it is delivered, one is left: counted in the singular, each count linking to its page.
+  await deadLetters(app.database.db, 1)
+  const one = (await s.page('/gatehouse/cp/status')).body
+  assert.match(one, /deadLetters<\/td><td><span class="badge warn">warn<\/span><\/td><td><a href="\/gatehouse\/cp\/deliveries\?status=failed">1 dead-lettered delivery waits for replay<\/a>/)
+  assert.match(one, /<a href="\/gatehouse\/cp\/deliveries\?status=failed">1 dead letter<\/a>/)
+  assert.match(one, /<dt>Credentials<\/dt><dd><a href="\/gatehouse\/cp\/integrations">3 total<\/a>/)
   await s.submit('/gatehouse/cp/status/dlq/replay-all')
-  assert.match((await s.page('/gatehouse/cp/status')).body, /Replayed 1 dead letter\(s\)\./)
+  assert.match((await s.page('/gatehouse/cp/status')).body, /Replayed 1 dead letter\./)
   const rows = await app.database.db.selectFrom('webhook_deliveries').select(['id', 'replay_count']).where('id', 'in', [a, b]).orderBy('id').execute()
   assert.deepEqual(rows.map((r) => Number(r.replay_count)), [1, 1])
   assert.equal((await s.page('/gatehouse/cp/status/dlq/999999')).statusCode, 404)

@@ -39,7 +39,7 @@ test('a call that never answers is cut at the deadline: 503, and the next good c
   // Without available(), requests still reach the provider: the first good one recovers it.
   control.mode = 'ok'
   assert.equal((await app.get(`${THINGS}/t001`, token)).statusCode, 200)
-  assert.deepEqual(await providersCheck(), { name: 'providers', status: 'ok', message: '1 provider(s) available', details: (await providersCheck()).details })
+  assert.deepEqual(await providersCheck(), { name: 'providers', status: 'ok', message: '1 provider available', details: (await providersCheck()).details })
 })
 
 test('a provider bug or an item outside the schema is a 500 that discloses nothing; the provider stays available', async (t) => {

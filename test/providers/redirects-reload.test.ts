@@ -35,7 +35,7 @@ test('an invalid or missing file makes the provider unavailable until a valid on
   const readiness = async () => (await app.get(`${BASE_PATH}/readiness`, token)).json().data
   const providersCheck = async () => (await readiness()).checks.find((c: { name: string }) => c.name === 'providers')
   assert.equal((await readiness()).verdict, 'ready')
-  assert.equal((await providersCheck()).message, '1 provider(s) available')
+  assert.equal((await providersCheck()).message, '1 provider available')
 
   replaceFile(file, 'id,from,to,statusCode\na,/a,/a2,301\nb,/b,/b2,303\n')
   const refused = await app.get(REDIRECTS, token)

@@ -6,8 +6,9 @@ import { csrfField, PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
 import type { ScopeInfo } from '../../auth/scopes.js'
-import type { ErrorDetail } from '../../contract/errors.js'
-import { INTEREST_ACTIONS, INTEREST_TYPES, type AccountFormValues } from '../account-form.js'
+import { ACCOUNT_FIELDS, INTEREST_ACTIONS, INTEREST_TYPES, type AccountFormValues } from '../account-form.js'
+import { errorSummary, fieldError, invalidAttrs, type FieldErrors } from '../field-errors.js'
+import { cell } from './format.js'
 
 const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
   contract: 'Contract and identity', operations: 'Operations and observability', content: 'Content', commerce: 'Commerce',
@@ -22,35 +23,34 @@ const status = (c: CredentialRecord) => {
 
 export function accountListView(list: readonly CredentialRecord[]): Html {
   return html`<h1>Accounts</h1><section><div class="actions"><a href="${PANEL_BASE}/accounts/new">Create credential</a></div>
-    <table><thead><tr><th>Label</th><th>Id</th><th>Status</th><th>Scopes</th><th>Expires</th><th>Last used</th></tr></thead><tbody>
-    ${list.map((c) => html`<tr><td><a href="${PANEL_BASE}/accounts/${c.id}">${c.label}</a>${c.source !== 'managed' ? html` <span class="muted">(${c.source})</span>` : ''}</td>
-      <td><code>${c.id}</code></td><td>${status(c)}</td><td>${c.scopes.length} <span class="muted">${c.scopes.slice(0, 4).join(', ')}${c.scopes.length > 4 ? ', …' : ''}</span></td>
-      <td>${when(c.expiresAt)}</td><td>${when(c.lastUsedAt)}</td></tr>`)}
+    <table class="cards"><thead><tr><th>Label</th><th>Id</th><th>Status</th><th>Scopes</th><th>Expires</th><th>Last used</th></tr></thead><tbody>
+    ${list.map((c) => html`<tr>${cell('Label', html`<a href="${PANEL_BASE}/accounts/${c.id}">${c.label}</a>${c.source !== 'managed' ? html` <span class="muted">(${c.source})</span>` : ''}`)}
+      ${cell('Id', html`<code>${c.id}</code>`)}${cell('Status', status(c))}${cell('Scopes', html`${c.scopes.length} <span class="muted">${c.scopes.slice(0, 4).join(', ')}${c.scopes.length > 4 ? ', …' : ''}</span>`)}
+      ${cell('Expires', when(c.expiresAt))}${cell('Last used', when(c.lastUsedAt))}</tr>`)}
     </tbody></table>${list.length === 0 ? html`<p class="muted">No credentials yet.</p>` : ''}</section>`
 }
 
-export function accountFormView(s: PanelSession, scopes: readonly ScopeInfo[], v: AccountFormValues, problems: readonly ErrorDetail[] = []): Html {
+export function accountFormView(s: PanelSession, scopes: readonly ScopeInfo[], v: AccountFormValues, errors: FieldErrors = new Map()): Html {
   const groups = [...new Set(scopes.map((x) => x.group))]
   const checked = (on: boolean) => (on ? html` checked` : '')
-  return html`<h1>Create credential</h1>
-    ${problems.length > 0 ? html`<div class="flash error" role="alert"><ul>${problems.map((p) => html`<li><strong>${p.param}</strong>: ${p.problem}</li>`)}</ul></div>` : ''}
-    <form method="post" action="${PANEL_BASE}/accounts">${csrfField(s)}
-    <section><label>Label <input type="text" name="label" value="${v.label}" required maxlength="200"></label>
-      <label>Expires in <input type="text" name="expiresIn" value="${v.expiresIn}" placeholder="30d, 12h or 90m; empty for no expiry" pattern="\\d+[dhm]"></label>
-      <label>IP allowlist <textarea name="ipAllowlist" rows="2" placeholder="CIDRs, comma or line separated; empty allows any address">${v.ipAllowlist}</textarea></label></section>
-    <section><h2>Scopes</h2><p class="muted">Grant the fewest the client needs.</p>
+  const text = (name: keyof typeof ACCOUNT_FIELDS & keyof AccountFormValues, placeholder: string, extra: Html = html``) =>
+    html`<label id="field-${name}">${ACCOUNT_FIELDS[name]} <input type="text" name="${name}" value="${v[name] as string}" placeholder="${placeholder}"${invalidAttrs(errors, name)}${extra}></label>${fieldError(errors, name)}`
+  return html`<h1>Create credential</h1>${errorSummary(errors, ACCOUNT_FIELDS)}
+    <form method="post" action="${PANEL_BASE}/accounts" novalidate>${csrfField(s)}
+    <section>${text('label', 'What uses it, such as “Nightly catalog sync”', html` maxlength="200"`)}
+      ${text('expiresIn', '30d, 12h or 90m; empty for no expiry')}
+      <label id="field-ipAllowlist">IP allowlist <textarea name="ipAllowlist" rows="2" placeholder="CIDRs, comma or line separated; empty allows any address"${invalidAttrs(errors, 'ipAllowlist')}>${v.ipAllowlist}</textarea></label>${fieldError(errors, 'ipAllowlist')}</section>
+    <section id="field-scopes"><h2>Scopes</h2><p class="muted">Grant the fewest the client needs.</p>${fieldError(errors, 'scopes')}
     ${groups.map((g) => html`<fieldset><legend>${GROUP_TITLES[g]}</legend><div class="grid">
       ${scopes.filter((x) => x.group === g).map((x) => html`<label class="check"><input type="checkbox" name="scopes" value="${x.scope}"${checked(v.scopes.includes(x.scope))}><span><code>${x.scope}</code> <span class="muted">${x.description}</span></span></label>`)}
     </div></fieldset>`)}</section>
-    <section><h2>Webhook interests</h2><p class="muted">When any credential has interests, delivery is targeted: only matching events are sent.</p>
+    <section id="field-interests"><h2>Webhook interests</h2><p class="muted">When any credential has interests, delivery is targeted: only matching events are sent.</p>${fieldError(errors, 'interests')}
       <table><thead><tr><th>Resource</th>${INTEREST_ACTIONS.map((a) => html`<th>${a}</th>`)}</tr></thead><tbody>
       ${INTEREST_TYPES.map((t) => html`<tr><td>${t}</td>${INTEREST_ACTIONS.map((a) => html`<td><input type="checkbox" name="interests" value="${t}:${a}" aria-label="${t} ${a}"${checked(v.interests.includes(`${t}:${a}`))}></td>`)}</tr>`)}
       </tbody></table></section>
     <section><h2>Boundaries</h2><p class="muted">Limit the credential to these records; empty means no boundary.</p>
-      <label>Sections (handles) <input type="text" name="sections" value="${v.sections}" placeholder="blog, news"></label>
-      <label>Entry ids <input type="text" name="entryIds" value="${v.entryIds}" placeholder="12, 15"></label>
-      <label>Product ids <input type="text" name="productIds" value="${v.productIds}" placeholder="3, 4"></label></section>
-    <p><button type="submit">Create credential</button> <a href="${PANEL_BASE}/accounts">Cancel</a></p></form>`
+      ${text('sections', 'blog, news')}${text('entryIds', '12, 15')}${text('productIds', '3, 4')}</section>
+    <p class="actions"><button type="submit">Create credential</button> <a href="${PANEL_BASE}/accounts">Cancel</a></p></form>`
 }
 
 export function tokenView(c: CredentialRecord, token: string, verb: 'created' | 'rotated'): Html {

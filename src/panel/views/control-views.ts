@@ -1,8 +1,9 @@
 // The Approvals and Audit screens (control plane on). Approvals: pending ones with their
 // payload, the dual-approval progress and approve/reject forms; recent history. Audit:
 // the newest records and whether the hash chain verifies.
-import { html, prettyJson, when, type Html } from '../html.js'
+import { html, plural, prettyJson, when, type Html } from '../html.js'
 import { csrfField, PANEL_BASE } from '../layout.js'
+import { cell } from './format.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { Approval } from '../../control/approval-store.js'
 import type { AuditRecord, AuditVerification } from '../../control/audit-log.js'
@@ -34,21 +35,21 @@ function pendingCard(s: PanelSession, a: Approval): Html {
 export function approvalsView(s: PanelSession, pending: readonly Approval[], history: readonly Approval[]): Html {
   return html`<h1>Approvals</h1>
     ${pending.length === 0 ? html`<section><p class="muted">No approval is waiting for a decision.</p></section>` : pending.map((a) => pendingCard(s, a))}
-    <section id="history"><h2>History</h2>${history.length === 0 ? html`<p class="muted">No decided approvals yet.</p>` : html`<table>
+    <section id="history"><h2>History</h2>${history.length === 0 ? html`<p class="muted">No decided approvals yet.</p>` : html`<table class="cards">
       <thead><tr><th>Requested</th><th>Action</th><th>Status</th><th>Approvals</th><th>Requester</th><th>Decisions</th></tr></thead><tbody>
-      ${history.map((a) => html`<tr><td>${when(a.createdAt)}</td><td>${a.actionType}<br><code>${a.id}</code></td><td>${badge(a.status)}</td>
-        <td>${a.approvalsGiven} of ${a.requiredApprovals}</td><td>${actor(a.requester)}</td><td>${decisions(a)}</td></tr>`)}
+      ${history.map((a) => html`<tr>${cell('Requested', when(a.createdAt))}${cell('Action', html`${a.actionType}<br><code>${a.id}</code>`)}${cell('Status', badge(a.status))}
+        ${cell('Approvals', `${a.approvalsGiven} of ${a.requiredApprovals}`)}${cell('Requester', actor(a.requester))}${cell('Decisions', decisions(a))}</tr>`)}
     </tbody></table>`}</section>`
 }
 
 export function auditView(records: readonly AuditRecord[], v: AuditVerification, nav: { older: number | null; newer: number | null }): Html {
-  const status = v.ok ? html`<p class="ok" id="audit-verification">Chain verified: ${v.checked} record(s), each linked to the one before and matching its hash.</p>`
+  const status = v.ok ? html`<p class="ok" id="audit-verification">Chain verified: ${plural(v.checked, 'record', 'records')}, each linked to the one before and matching its hash.</p>`
     : html`<p class="fail" id="audit-verification">Chain broken at record ${v.brokenAt?.id ?? '?'}: ${v.brokenAt?.problem ?? ''}</p>`
   const link = (from: number | null, text: string) => (from === null ? '' : html`<a href="${PANEL_BASE}/audit?from=${from}">${text}</a>`)
   return html`<h1>Audit</h1><section>${status}<div class="actions">${link(nav.older, '← Older')}${link(nav.newer, 'Newer →')}</div>
-    ${records.length === 0 ? html`<p class="muted">No audit records.</p>` : html`<table>
+    ${records.length === 0 ? html`<p class="muted">No audit records.</p>` : html`<table class="cards">
     <thead><tr><th>#</th><th>At</th><th>Category</th><th>Action</th><th>Outcome</th><th>Actor</th><th>Entity</th><th>Summary</th></tr></thead><tbody>
-    ${records.map((r) => html`<tr><td>${r.id}</td><td>${when(r.at)}</td><td>${r.category}</td><td>${r.action}</td><td>${badge(r.outcome)}</td><td>${actor(r.actor)}</td>
-      <td>${r.entity ? `${r.entity.type} ${r.entity.id}` : '—'}</td><td>${r.summary}<details><summary>details</summary><pre>${prettyJson({ requestId: r.requestId, metadata: r.metadata, prevHash: r.prevHash, hash: r.hash })}</pre></details></td></tr>`)}
+    ${records.map((r) => html`<tr>${cell('#', r.id)}${cell('At', when(r.at))}${cell('Category', r.category)}${cell('Action', r.action)}${cell('Outcome', badge(r.outcome))}${cell('Actor', actor(r.actor))}
+      ${cell('Entity', r.entity ? `${r.entity.type} ${r.entity.id}` : '—')}${cell('Summary', html`${r.summary}<details><summary>details</summary><pre>${prettyJson({ requestId: r.requestId, metadata: r.metadata, prevHash: r.prevHash, hash: r.hash })}</pre></details>`)}</tr>`)}
     </tbody></table>`}</section>`
 }

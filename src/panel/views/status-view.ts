@@ -1,7 +1,7 @@
 // The Status screen: readiness, security posture, webhook settings, the probe and its
 // ledger, the dev test sink and the dead-letter queue. Only hosts, counts and flags are
 // shown: never the webhook secret, a URL path or a token.
-import { html, prettyJson, when, type Html } from '../html.js'
+import { html, plural, prettyJson, when, type Html } from '../html.js'
 import { PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { Readiness } from '../../ops/readiness.js'
@@ -11,6 +11,8 @@ import type { WebhookStatus } from '../../webhooks/webhook-service.js'
 import type { ProbeLedger } from '../../webhooks/probe.js'
 import type { SinkView } from '../../webhooks/sink-captures.js'
 import type { DeadLetter } from '../../webhooks/dead-letters.js'
+import type { ChartRange, Series } from '../../ops/metric-buckets.js'
+import { rangeLinks, trafficCharts } from './traffic-charts.js'
 
 export interface StatusData {
   readonly readiness: Readiness
@@ -24,15 +26,40 @@ export interface StatusData {
   readonly sink: SinkView | null
   readonly deadLetters: readonly DeadLetter[]
   readonly moreDeadLetters: boolean
+  readonly traffic: Series
+  readonly range: ChartRange
+}
+
+/** Readiness checks whose subject has a page of its own. */
+const CHECK_PAGES: Readonly<Record<string, { href: string; text: string }>> = {
+  deadLetters: { href: `${PANEL_BASE}/deliveries?status=failed`, text: 'Dead letters' },
+  deliveryBacklog: { href: `${PANEL_BASE}/deliveries?status=queued`, text: 'Queued deliveries' },
+  incidents: { href: `${PANEL_BASE}/incidents`, text: 'Incidents' },
+  credentials: { href: `${PANEL_BASE}/accounts`, text: 'Accounts' },
 }
 
 const badge = (text: string) => html`<span class="badge ${text}">${text}</span>`
 
 function readinessSection(r: Readiness): Html {
+  const link = (name: string, message: string) => {
+    const target = CHECK_PAGES[name]
+    return target ? html`<a href="${target.href}">${message}</a>` : message
+  }
   return html`<section id="readiness"><h2>Readiness ${badge(r.verdict)}</h2>
-    <table><thead><tr><th>Check</th><th>Status</th><th>Message</th></tr></thead><tbody>
-    ${r.checks.map((c) => html`<tr><td>${c.name}</td><td>${badge(c.status)}</td><td>${c.message}</td></tr>`)}
-    </tbody></table><p class="muted">Checked ${when(r.checkedAt)}</p></section>`
+    <div class="scroll"><table><thead><tr><th>Check</th><th>Status</th><th>Message</th></tr></thead><tbody>
+    ${r.checks.map((c) => html`<tr><td>${c.name}</td><td>${badge(c.status)}</td><td>${c.status === 'ok' ? c.message : link(c.name, c.message)}</td></tr>`)}
+    </tbody></table></div><p class="muted">Checked ${when(r.checkedAt)}</p></section>`
+}
+
+function trafficSection(d: StatusData): Html {
+  return html`<section id="traffic"><div class="section-head"><h2>Traffic</h2>${rangeLinks(`${PANEL_BASE}/status`, d.range)}</div>
+    <p class="muted">Machine-API requests and webhook delivery attempts of every Gatehouse process on this database.</p>
+    ${trafficCharts(d.traffic, ['requests', 'errors', 'latency', 'deliveries'])}</section>`
+}
+
+function atRisk(d: StatusData): Html | string {
+  const n = d.lifecycle.summary.high + d.lifecycle.summary.critical
+  return n === 0 ? 'none' : html`<a href="${PANEL_BASE}/integrations?risk=high">${plural(n, 'credential', 'credentials')}</a>`
 }
 
 function postureSection(d: StatusData): Html {
@@ -42,9 +69,9 @@ function postureSection(d: StatusData): Html {
   const legacy = d.credentials.find((c) => c.source === 'legacy')
   const legacyText = !d.posture.legacyToken ? 'not configured' : legacy?.lastUsedAt ? `in use (last used ${when(legacy.lastUsedAt)})` : 'configured, not used since start'
   return html`<section id="posture"><h2>Security posture</h2><dl class="kv">
-    <dt>Credentials</dt><dd>${lc.length} total: ${count((c) => c.status === 'active' && !c.expired)} active, ${count((c) => c.paused)} paused, ${count((c) => c.revoked)} revoked, ${count((c) => c.expired)} expired</dd>
+    <dt>Credentials</dt><dd><a href="${PANEL_BASE}/integrations">${lc.length} total</a>: ${count((c) => c.status === 'active' && !c.expired)} active, ${count((c) => c.paused)} paused, ${count((c) => c.revoked)} revoked, ${count((c) => c.expired)} expired</dd>
     <dt>Expiring soon</dt><dd>${expiring.length === 0 ? 'none' : expiring.map((c, i) => html`${i > 0 ? ', ' : ''}<a href="${PANEL_BASE}/accounts/${c.credentialId}">${c.label}</a> (${c.expiresInDays} d)`)}</dd>
-    <dt>At high or critical risk</dt><dd>${d.lifecycle.summary.high + d.lifecycle.summary.critical}</dd>
+    <dt>At high or critical risk</dt><dd>${atRisk(d)}</dd>
     <dt>Legacy token</dt><dd class="${d.posture.legacyToken ? 'warn' : ''}">${legacyText}</dd>
     <dt>Admin token</dt><dd>${d.posture.adminToken ? 'configured' : 'not configured'}</dd>
     <dt>Rate limit</dt><dd>${d.posture.rateLimitPerMinute === 0 ? html`<span class="warn">off</span>` : `${d.posture.rateLimitPerMinute} requests per minute per credential`}</dd>
@@ -61,8 +88,10 @@ function webhookSection(d: StatusData): Html {
     <dt>Secret</dt><dd>${d.secretSet ? 'set (never shown)' : 'not set'}</dd>
     <dt>Timeout / attempts</dt><dd>${w.timeoutSeconds} s / ${w.maxAttempts}</dd>
     <dt>Routing mode</dt><dd>${w.routingMode}</dd>
-    <dt>Queue</dt><dd>${w.queue.queued} queued${w.queue.oldestQueuedAgeSeconds !== null ? ` (oldest ${Math.round(w.queue.oldestQueuedAgeSeconds)} s)` : ''}, ${w.queue.deadLetters} dead letters, ${w.queue.deliveredLastHour} delivered in the last hour</dd>
-    <dt>Workers</dt><dd>${w.queue.workers.length} (last heartbeat ${when(w.queue.lastHeartbeatAt)})</dd>
+    <dt>Queue</dt><dd><a href="${PANEL_BASE}/deliveries?status=queued">${w.queue.queued} queued</a>${w.queue.oldestQueuedAgeSeconds !== null ? ` (oldest ${Math.round(w.queue.oldestQueuedAgeSeconds)} s)` : ''},
+      <a href="${PANEL_BASE}/deliveries?status=failed">${plural(w.queue.deadLetters, 'dead letter', 'dead letters')}</a>,
+      <a href="${PANEL_BASE}/deliveries?status=delivered&amp;since=1h">${w.queue.deliveredLastHour} delivered in the last hour</a></dd>
+    <dt>Workers</dt><dd>${plural(w.queue.workers.length, 'worker', 'workers')} (last heartbeat ${when(w.queue.lastHeartbeatAt)})</dd>
   </dl></section>`
 }
 
@@ -75,11 +104,11 @@ function probeSection(s: PanelSession, d: StatusData): Html {
     <p class="muted">Sends one synthetic signed webhook through the live URL and secret now. Success shows the URL is reachable, the secret matches and outbound delivery works; it does not show that change hooks, the queue or the receiver's own logic work.</p>
     ${state}<div class="actions">${postButton(s, `${PANEL_BASE}/status/probe`, 'Run probe', { disabled: !d.webhooks.configured || l.nextProbeAt !== null })}</div>
     <dl class="kv"><dt>Delivered / failed</dt><dd>${l.delivered} / ${l.failed}</dd><dt>Last success</dt><dd>${when(l.lastSuccessAt)}</dd><dt>Last failure</dt><dd>${when(l.lastFailureAt)}</dd></dl>
-    ${l.recent.length === 0 ? html`<p class="muted">No probe has run yet.</p>` : html`<table><thead><tr><th>When</th><th>By</th><th>Result</th><th>Target</th><th>Payload</th></tr></thead><tbody>
+    ${l.recent.length === 0 ? html`<p class="muted">No probe has run yet.</p>` : html`<div class="scroll"><table><thead><tr><th>When</th><th>By</th><th>Result</th><th>Target</th><th>Payload</th></tr></thead><tbody>
     ${l.recent.map((p) => html`<tr><td>${when(p.triggeredAt)}</td><td>${p.triggeredBy}</td>
       <td>${badge(p.status)} ${p.statusCode ?? ''} ${p.error ?? ''} <span class="muted">${p.durationMs} ms</span></td><td>${p.targetHost}</td>
       <td><details><summary>${p.probeId}</summary><pre>${prettyJson(p.payload)}</pre></details></td></tr>`)}
-    </tbody></table>`}</section>`
+    </tbody></table></div>`}</section>`
 }
 
 function sinkSection(s: PanelSession, v: SinkView): Html {
@@ -89,26 +118,26 @@ function sinkSection(s: PanelSession, v: SinkView): Html {
       <dt>Last captured</dt><dd>${when(v.lastCapturedAt)}</dd><dt>Routing mode</dt><dd>${v.routingMode ?? '—'} (changes now: ${v.currentRoutingMode})</dd>
       <dt>Matched credentials</dt><dd>${v.matchedCredentials.length === 0 ? '—' : v.matchedCredentials.map((m, i) => html`${i > 0 ? ', ' : ''}${m.label ?? m.id} <code>${m.id}</code>`)}</dd></dl>
     <div class="actions">${postButton(s, `${PANEL_BASE}/status/sink/send-test`, 'Send test webhook')}${postButton(s, `${PANEL_BASE}/status/sink/clear`, 'Clear captures', { danger: true })}</div>
-    ${v.captures.length === 0 ? '' : html`<table><thead><tr><th>Received</th><th>Kind</th><th>Signature</th><th>Payload preview</th></tr></thead><tbody>
+    ${v.captures.length === 0 ? '' : html`<div class="scroll"><table><thead><tr><th>Received</th><th>Kind</th><th>Signature</th><th>Payload preview</th></tr></thead><tbody>
     ${v.captures.map((c) => html`<tr><td>${when(c.receivedAt)}</td><td>${c.kind ?? '—'}</td><td>${c.signatureValid && !c.problem ? badge('ok') : html`${badge('fail')} ${c.problem ?? ''}`}</td>
       <td><details><summary>${c.bodyBytes} bytes</summary><pre>${c.payloadPreview}</pre></details></td></tr>`)}
-    </tbody></table>`}</section>`
+    </tbody></table></div>`}</section>`
 }
 
 function dlqSection(s: PanelSession, d: StatusData): Html {
   const failed = d.deadLetters.filter((x) => x.status === 'failed').length
-  return html`<section id="dlq"><h2>Dead-letter queue</h2>
+  return html`<section id="dlq"><div class="section-head"><h2>Dead-letter queue</h2><a href="${PANEL_BASE}/deliveries?status=failed">All dead letters in the delivery log</a></div>
     ${d.deadLetters.length === 0 ? html`<p class="muted">Empty.</p>` : html`<div class="actions">${postButton(s, `${PANEL_BASE}/status/dlq/replay-all`, `Replay all failed (${failed})`, { disabled: failed === 0 })}</div>
-    <table><thead><tr><th>Id</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Dead-lettered</th><th></th></tr></thead><tbody>
-    ${d.deadLetters.map((x) => html`<tr><td><a href="${PANEL_BASE}/status/dlq/${x.id}">${x.id}</a></td>
+    <div class="scroll"><table><thead><tr><th>Id</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Dead-lettered</th><th></th></tr></thead><tbody>
+    ${d.deadLetters.map((x) => html`<tr><td><a href="${PANEL_BASE}/deliveries/${x.id}">${x.id}</a></td>
       <td>${x.kind === 'test' ? 'test' : `${x.resourceType ?? ''} ${x.resourceId ?? ''} ${x.action ?? ''}`}</td><td>${badge(x.status)}</td><td>${x.attempts}</td>
       <td>${x.lastStatusCode ?? ''} ${x.lastError ?? ''}</td><td>${when(x.deadLetteredAt)}</td>
       <td>${x.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${x.id}/replay`, 'Replay') : html`<span class="muted">replayed ${when(x.replayedAt)}</span>`}</td></tr>`)}
-    </tbody></table>${d.moreDeadLetters ? html`<p class="muted">Showing the oldest ${d.deadLetters.length}; replay or use the admin API for more.</p>` : ''}`}</section>`
+    </tbody></table></div>${d.moreDeadLetters ? html`<p class="muted">Showing the oldest ${d.deadLetters.length}; <a href="${PANEL_BASE}/deliveries?status=failed">the delivery log</a> has them all.</p>` : ''}`}</section>`
 }
 
 export function statusView(s: PanelSession, d: StatusData): Html {
-  return html`<h1>Status</h1>${readinessSection(d.readiness)}${postureSection(d)}${webhookSection(d)}${probeSection(s, d)}${d.sink ? sinkSection(s, d.sink) : ''}${dlqSection(s, d)}`
+  return html`<h1>Status</h1>${readinessSection(d.readiness)}${trafficSection(d)}${postureSection(d)}${webhookSection(d)}${probeSection(s, d)}${d.sink ? sinkSection(s, d.sink) : ''}${dlqSection(s, d)}`
 }
 
 export function deadLetterView(s: PanelSession, item: DeadLetter & { payload: unknown }): Html {

@@ -15,6 +15,7 @@ import { panelSessions } from './009-panel-sessions.js'
 import { approvalReviewedState } from './010-approval-reviewed-state.js'
 import { schemaSteps } from './011-schema-steps.js'
 import { jobs } from './012-jobs.js'
+import { attemptsAndMetricBuckets } from './013-attempts-and-metric-buckets.js'
 import { adminTokens } from './014-admin-tokens.js'
 import { mcpSessions } from './015-mcp-sessions.js'
 
@@ -23,7 +24,7 @@ export interface Migration {
   up(db: Db, adapter: DialectAdapter): Promise<void>
 }
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, adminTokens, mcpSessions]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions]
 
 export interface MigrationResult {
   readonly name: string
