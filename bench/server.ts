@@ -8,6 +8,8 @@ import { buildApp } from '../src/app.js'
 import { loadSettings } from '../src/settings.js'
 
 const [mode, arg] = process.argv.slice(2)
+// Exit on a signal through process.exit, so `node --cpu-prof` writes its profile.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(0))
 
 if (mode === 'baseline') {
   const payload = readFileSync(arg, 'utf8')

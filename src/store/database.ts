@@ -26,20 +26,35 @@ export interface DialectAdapter {
   bool(v: boolean): boolean | number
   /** The document as JSON text, ready to splice into a response without parsing. */
   docText(column: string): RawBuilder<string>
+  // SQL text fragments of the hot read path (src/store/record-query.ts builds its
+  // statements as text, prepared once per shape). `ref` is a column reference (`t.doc`);
+  // paths are written into the text as literals, so expression indexes can match them.
+  /** Placeholder of the n-th (1-based) parameter: `?` or `$n`. */
+  param(n: number): string
+  /** The document column as JSON text. */
+  docSql(ref: string): string
   /** JSON text of the value at a path (`"abc"`, `12`, `true`), or NULL. */
-  jsonAt(column: string, path: readonly string[]): RawBuilder<string | null>
+  jsonAt(ref: string, path: readonly string[]): string
   /** The scalar at a path as plain text (strings unquoted), or NULL. */
-  textAt(column: string, path: readonly string[]): RawBuilder<string | null>
-  /** Whether a text column contains `text` exactly (case-sensitive, no wildcards). */
+  textAt(ref: string, path: readonly string[]): string
+  /** Case-insensitive LIKE of `expr` against the pattern parameter `placeholder`. */
+  ilike(expr: string, placeholder: string): string
+  /** Whether a text column contains `text` exactly (case-sensitive, no wildcards; Kysely reads). */
   contains(column: string, text: string): RawBuilder<boolean>
-  /** Case-insensitive LIKE. */
-  ilike(expr: RawBuilder<unknown>, pattern: string): RawBuilder<boolean>
   /** EXISTS over the elements of an array at `path`, testing `test(elementRef)`. */
-  anyElement(column: string, path: readonly string[], test: (element: string) => RawBuilder<boolean>): RawBuilder<boolean>
+  anyElement(ref: string, path: readonly string[], test: (element: string) => string): string
   /** JSON text of the value at `path` inside an `anyElement` element (`[]`: the element itself). */
-  elementJsonAt(element: string, path: readonly string[]): RawBuilder<string | null>
+  elementJsonAt(element: string, path: readonly string[]): string
   /** Plain text of the scalar at `path` inside an `anyElement` element. */
-  elementTextAt(element: string, path: readonly string[]): RawBuilder<string | null>
+  elementTextAt(element: string, path: readonly string[]): string
+  /**
+   * `ref` (a JSON document column) contains the JSON document in `placeholder` (PostgreSQL
+   * `jsonb @>`, which the GIN index on the document answers); undefined where the engine
+   * has no such operator and path tests are used instead.
+   */
+  readonly jsonContains?: (ref: string, placeholder: string) => string
+  /** Inside a write transaction: tells other processes, at commit, that content changed (PostgreSQL NOTIFY). */
+  notifyChange(tx: Db, payload: string): Promise<void>
   /** `textAt(column, path) = value`, with the value typed as the engine compares it. */
   textAtEquals(column: string, path: readonly string[], value: unknown): RawBuilder<boolean>
   /**
@@ -124,10 +139,24 @@ export interface Database {
   readonly adapter: DialectAdapter
   readonly url: string
   /**
+   * The hot read path: runs a read-only statement and returns rows as arrays. Statements
+   * are prepared once per SQL text (`prepare: false` for texts with user-chosen parts, or
+   * whose best plan depends on a parameter's value: PostgreSQL then plans each call).
+   * SQLite reads through a connection of their own, so they see committed data only and
+   * never wait behind a write transaction on the writing connection.
+   */
+  read(text: string, params: readonly unknown[], opts?: { readonly prepare?: boolean }): Promise<unknown[][]>
+  /**
    * SQLite only: a number that changes when another connection (another process) commits.
    * Writes through this connection are counted by the content store instead.
    */
   readonly dataVersion?: () => number
+  /**
+   * PostgreSQL only: listens for content changes committed by any process (`notifyChange`).
+   * `onState(true)` once listening (again, after a lost connection is re-established: changes
+   * in between were missed), `onState(false)` while not. Resolves to a function that stops.
+   */
+  readonly listen?: (onChange: (payload: string) => void, onState: (listening: boolean) => void) => Promise<() => Promise<void>>
   close(): Promise<void>
 }
 
@@ -148,8 +177,16 @@ const SQLITE_UNAVAILABLE = /^SQLITE_(CANTOPEN|NOTADB|IOERR|BUSY$|BUSY_RECOVERY|B
 const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300', '57014'])
 const PG_UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
 
-const jsonPath = (path: readonly string[]) => '$' + path.map((p) => `."${p.replace(/"/g, '')}"`).join('')
-const pgPath = (path: readonly string[]) => `{${path.map((p) => `"${p.replace(/["{},]/g, '')}"`).join(',')}}`
+// Paths as SQL string literals (their parts are field names, checked where they are parsed;
+// quotes are stripped all the same), so the text names them and expression indexes match.
+const quote = (text: string) => `'${text.replace(/'/g, "''")}'`
+const jsonPathText = (path: readonly string[]) => '$' + path.map((p) => `."${p.replace(/"/g, '')}"`).join('')
+const jsonPath = (path: readonly string[]) => quote(jsonPathText(path))
+const pgPathText = (path: readonly string[]) => `{${path.map((p) => `"${p.replace(/["{},]/g, '')}"`).join(',')}}`
+const pgPath = (path: readonly string[]) => quote(pgPathText(path))
+
+/** NOTIFY channel of content changes: this prefix and the schema name. */
+const CHANNEL_PREFIX = 'gatehouse_changes_'
 
 const sqliteAdapter: DialectAdapter = {
   name: 'sqlite',
@@ -159,19 +196,21 @@ const sqliteAdapter: DialectAdapter = {
   bigintType: 'integer',
   bool: (v) => (v ? 1 : 0),
   docText: (column) => sql<string>`${sql.ref(column)}`,
-  jsonAt: (column, path) => sql<string | null>`(${sql.ref(column)} -> ${jsonPath(path)})`,
-  textAt: (column, path) => sql<string | null>`(${sql.ref(column)} ->> ${jsonPath(path)})`,
+  param: () => '?',
+  docSql: (ref) => ref,
+  jsonAt: (ref, path) => `(${ref} -> ${jsonPath(path)})`,
+  textAt: (ref, path) => `(${ref} ->> ${jsonPath(path)})`,
+  ilike: (expr, placeholder) => `(${expr} LIKE ${placeholder} ESCAPE '\\')`,
+  anyElement: (ref, path, test) => `EXISTS (SELECT 1 FROM json_each(${ref}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
   contains: (column, text) => sql<boolean>`(instr(${sql.ref(column)}, ${text}) > 0)`,
-  ilike: (expr, pattern) => sql<boolean>`(${expr} LIKE ${pattern} ESCAPE '\\')`,
-  anyElement: (column, path, test) =>
-    sql<boolean>`EXISTS (SELECT 1 FROM json_each(${sql.ref(column)}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
   // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
   elementJsonAt: (element, path) => path.length === 0
-    ? sql<string | null>`(CASE WHEN el.type = 'text' THEN json_quote(${sql.raw(element)}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${sql.raw(element)} END)`
-    : sql<string | null>`(${sql.raw(element)} -> ${jsonPath(path)})`,
-  elementTextAt: (element, path) => path.length === 0 ? sql<string | null>`${sql.raw(element)}` : sql<string | null>`(${sql.raw(element)} ->> ${jsonPath(path)})`,
+    ? `(CASE WHEN el.type = 'text' THEN json_quote(${element}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${element} END)`
+    : `(${element} -> ${jsonPath(path)})`,
+  elementTextAt: (element, path) => path.length === 0 ? element : `(${element} ->> ${jsonPath(path)})`,
+  notifyChange: async () => {},
   // ->> yields the SQL value (an integer stays an integer).
-  textAtEquals: (column, path, value) => sql<boolean>`(${sql.ref(column)} ->> ${jsonPath(path)}) = ${value}`,
+  textAtEquals: (column, path, value) => sql<boolean>`(${sql.ref(column)} ->> ${jsonPathText(path)}) = ${value}`,
   rowLocks: false,
   skipLocked: sql``,
   transactionLock: async () => {},
@@ -206,6 +245,9 @@ const sqliteAdapter: DialectAdapter = {
 const PG_BAD_ESCAPE = '(?<!\\\\)((?:\\\\\\\\)*)\\\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)'
 const pgReadable = (column: string) =>
   sql`(CASE WHEN strpos(${sql.ref(column)}::text, '\\u') = 0 THEN ${sql.ref(column)} ELSE regexp_replace(${sql.ref(column)}::text, ${PG_BAD_ESCAPE}, ${'\\1\uFFFD'}, 'g')::json END)`
+/** The same, as SQL text of the hot read path (`ref` is a column reference such as `t.doc`). */
+const pgReadableSql = (ref: string) =>
+  `(CASE WHEN strpos(${ref}::text, '\\u') = 0 THEN ${ref} ELSE regexp_replace(${ref}::text, ${quote(PG_BAD_ESCAPE)}, ${quote('\\1\uFFFD')}, 'g')::json END)`
 
 const postgresAdapter: DialectAdapter = {
   name: 'postgres',
@@ -217,16 +259,24 @@ const postgresAdapter: DialectAdapter = {
   bigintType: 'bigint',
   bool: (v) => v,
   docText: (column) => sql<string>`${sql.ref(column)}::text`,
-  jsonAt: (column, path) => sql<string | null>`((${pgReadable(column)} #> ${pgPath(path)})::text)`,
-  textAt: (column, path) => sql<string | null>`(${pgReadable(column)} #>> ${pgPath(path)})`,
+  param: (n) => `$${n}`,
+  docSql: (ref) => `${ref}::text`,
+  jsonAt: (ref, path) => `((${pgReadableSql(ref)} #> ${pgPath(path)})::text)`,
+  textAt: (ref, path) => `(${pgReadableSql(ref)} #>> ${pgPath(path)})`,
+  ilike: (expr, placeholder) => `(${expr} ILIKE ${placeholder} ESCAPE '\\')`,
+  anyElement: (ref, path, test) =>
+    `EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${pgReadableSql(ref)} #> ${pgPath(path)}) = 'array' THEN ${pgReadableSql(ref)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
+  elementJsonAt: (element, path) => `((${element} #> ${pgPath(path)})::text)`,
+  elementTextAt: (element, path) => `(${element} #>> ${pgPath(path)})`,
+  // The cast is what the GIN index is built on (declared in the family's table).
+  jsonContains: (ref, placeholder) => `((${ref})::jsonb @> ${placeholder}::jsonb)`,
+  // Delivered at commit to every process listening on this schema's channel.
+  async notifyChange(tx, payload) {
+    await sql`SELECT pg_notify(${CHANNEL_PREFIX} || current_schema(), ${payload})`.execute(tx)
+  },
   contains: (column, text) => sql<boolean>`(strpos(${sql.ref(column)}, ${text}) > 0)`,
-  ilike: (expr, pattern) => sql<boolean>`(${expr} ILIKE ${pattern} ESCAPE '\\')`,
-  anyElement: (column, path, test) =>
-    sql<boolean>`EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${pgReadable(column)} #> ${pgPath(path)}) = 'array' THEN ${pgReadable(column)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
-  elementJsonAt: (element, path) => sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`,
-  elementTextAt: (element, path) => sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`,
   // #>> yields text: compare with the value's text.
-  textAtEquals: (column, path, value) => sql<boolean>`(${pgReadable(column)} #>> ${pgPath(path)}) = ${String(value)}`,
+  textAtEquals: (column, path, value) => sql<boolean>`(${pgReadable(column)} #>> ${pgPathText(path)}) = ${String(value)}`,
   rowLocks: true,
   skipLocked: sql`FOR UPDATE SKIP LOCKED`,
   async transactionLock(tx, key) {
@@ -317,28 +367,59 @@ function assembleTables(
   }))
 }
 
-/** Element-relative helpers for `anyElement` tests: the element is JSON text on SQLite, jsonb on PG. */
-export function elementJsonAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
-  if (adapter.name === 'sqlite') {
-    // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
-    return path.length === 0
-      ? sql<string | null>`(CASE WHEN el.type = 'text' THEN json_quote(${sql.raw(element)}) WHEN el.type = 'true' THEN 'true' WHEN el.type = 'false' THEN 'false' ELSE ${sql.raw(element)} END)`
-      : sql<string | null>`(${sql.raw(element)} -> ${jsonPath(path)})`
-  }
-  return sql<string | null>`((${sql.raw(element)} #> ${pgPath(path)})::text)`
-}
-
-export function elementTextAt(adapter: DialectAdapter, element: string, path: readonly string[]): RawBuilder<string | null> {
-  if (adapter.name === 'sqlite') {
-    return path.length === 0 ? sql<string | null>`${sql.raw(element)}` : sql<string | null>`(${sql.raw(element)} ->> ${jsonPath(path)})`
-  }
-  return sql<string | null>`(${sql.raw(element)} #>> ${pgPath(path)})`
-}
-
 export function openDatabase(url: string, options: DatabaseOptions = {}): Database {
-  if (url.startsWith('sqlite:')) {
-    const file = url.slice('sqlite:'.length) || ':memory:'
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  if (url.startsWith('sqlite:')) return openSqlite(url, options)
+  const queryTimeout = options.queryTimeoutMs
+  const config: pg.PoolConfig = {
+    connectionString: url,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    // A dead peer on an idle connection is noticed by the kernel, not only by the next query.
+    keepAlive: true,
+    // Tests isolate themselves in a schema of their own.
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  }
+  const pool = new pg.Pool({
+    ...config,
+    max: options.poolSize ?? 10,
+    ...(queryTimeout !== undefined && queryTimeout > 0
+      // The server cancels a long statement; the client stops waiting a second later, for a
+      // server that no longer answers at all (black-holed network).
+      ? { statement_timeout: queryTimeout, query_timeout: queryTimeout + 1000 }
+      : {}),
+  })
+  const onError = (err: Error) => options.onConnectionError?.(err)
+  // A connection that drops (server restart, network cut) emits 'error' on its client, idle
+  // or checked out; unhandled, that event would end the process. The query running on it
+  // fails with the same error and is answered 503; the pool replaces the connection.
+  pool.on('error', onError)
+  pool.on('connect', (client) => { client.on('error', onError) })
+  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) })
+  // Named statements are parsed and planned once per connection. Names are never reused
+  // for another text (a connection keeps what it prepared under a name); past the cap,
+  // further texts run unnamed.
+  const names = new Map<string, string>()
+  return {
+    db, adapter: postgresAdapter, url,
+    async read(text, params, opts) {
+      const query: pg.QueryArrayConfig = { text, values: params as unknown[], rowMode: 'array' }
+      if (opts?.prepare !== false) {
+        let name = names.get(text)
+        if (name === undefined && names.size < 2000) names.set(text, (name = `gh_${names.size + 1}`))
+        if (name !== undefined) query.name = name
+      }
+      // pool.query releases a client whose query failed with the error, which discards it.
+      return (await pool.query(query)).rows
+    },
+    listen: (onChange, onState) => listenForChanges(config, onChange, onState),
+    close: () => db.destroy(),
+  }
+}
+
+function openSqlite(url: string, options: DatabaseOptions): Database {
+  const file = url.slice('sqlite:'.length) || ':memory:'
+  const memory = file === ':memory:'
+  if (!memory) mkdirSync(dirname(file), { recursive: true })
+  const open = () => {
     const conn = new SQLite(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS })
     conn.pragma('journal_mode = WAL')
     conn.pragma('synchronous = NORMAL')
@@ -349,38 +430,95 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // Reads dominate: a 64 MiB page cache and memory-mapped reads keep hot pages out of syscalls.
     conn.pragma('cache_size = -65536')
     conn.pragma('mmap_size = 268435456')
-    const dataVersion = conn.prepare('PRAGMA data_version').pluck()
-    const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
-    return {
-      db, adapter: sqliteAdapter, url,
-      // A prepared statement: conn.pragma() would prepare it again on every request.
-      dataVersion: () => (conn.open ? (dataVersion.get() as number) : -1),
-      close: () => db.destroy(),
+    return conn
+  }
+  const conn = open()
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
+  // Hot reads go through a second connection: on the writing one they would see a write
+  // transaction's uncommitted rows between its awaits (Kysely holds that connection for the
+  // whole transaction). An in-memory database exists once per connection, so it has one.
+  let reader: SQLite.Database | undefined
+  const readConnection = () => {
+    if (memory) return conn
+    if (!reader) {
+      reader = open()
+      reader.pragma('query_only = ON')
+    }
+    return reader
+  }
+  const statements = new Map<string, SQLite.Statement>()
+  let dataVersion: SQLite.Statement | undefined
+  return {
+    db, adapter: sqliteAdapter, url,
+    async read(text, params) {
+      let statement = statements.get(text)
+      if (!statement) {
+        if (statements.size >= 2000) statements.clear()
+        statement = readConnection().prepare(text).raw(true)
+        statements.set(text, statement)
+      }
+      return statement.all(...params) as unknown[][]
+    },
+    // Read on the reading connection, whose number changes with every other connection's
+    // commit: this process's writes too (in memory: the content store counts those).
+    // A prepared statement: conn.pragma() would prepare it again on every request.
+    dataVersion: () => {
+      const c = readConnection()
+      if (!c.open) return -1
+      dataVersion ??= c.prepare('PRAGMA data_version').pluck()
+      return dataVersion.get() as number
+    },
+    async close() {
+      await db.destroy()
+      reader?.close()
+    },
+  }
+}
+
+/**
+ * LISTEN on this schema's change channel through a connection of its own, reconnecting
+ * (every second) when it is lost. Notifications sent while it was down are lost, which is
+ * why `onState` reports each (re)connection.
+ */
+async function listenForChanges(config: pg.ClientConfig, onChange: (payload: string) => void, onState: (listening: boolean) => void): Promise<() => Promise<void>> {
+  let stopped = false
+  let client: pg.Client | undefined
+  let retry: NodeJS.Timeout | undefined
+  const schedule = () => {
+    if (stopped) return
+    retry = setTimeout(() => void connect(), 1000)
+    retry.unref()
+  }
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client(config)
+    c.on('error', () => {}) // 'end' follows
+    c.on('end', () => {
+      if (client !== c) return
+      client = undefined
+      onState(false)
+      schedule()
+    })
+    c.on('notification', (m) => { if (m.payload !== undefined) onChange(m.payload) })
+    try {
+      await c.connect()
+      const { rows } = await c.query<{ schema: string }>('SELECT current_schema() AS schema')
+      await c.query(`LISTEN "${(CHANNEL_PREFIX + rows[0].schema).replace(/"/g, '""')}"`)
+      if (stopped) return void (await c.end())
+      client = c
+      onState(true)
+    } catch {
+      await c.end().catch(() => {})
+      schedule()
     }
   }
-  const queryTimeout = options.queryTimeoutMs
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-    // A dead peer on an idle connection is noticed by the kernel, not only by the next query.
-    keepAlive: true,
-    ...(queryTimeout !== undefined && queryTimeout > 0
-      // The server cancels a long statement; the client stops waiting a second later, for a
-      // server that no longer answers at all (black-holed network).
-      ? { statement_timeout: queryTimeout, query_timeout: queryTimeout + 1000 }
-      : {}),
-    // Tests isolate themselves in a schema of their own.
-    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
-  })
-  const onError = (err: Error) => options.onConnectionError?.(err)
-  // A connection that drops (server restart, network cut) emits 'error' on its client, idle
-  // or checked out; unhandled, that event would end the process. The query running on it
-  // fails with the same error and is answered 503; the pool replaces the connection.
-  pool.on('error', onError)
-  pool.on('connect', (client) => { client.on('error', onError) })
-  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) })
-  return { db, adapter: postgresAdapter, url, close: () => db.destroy() }
+  await connect()
+  return async () => {
+    stopped = true
+    clearTimeout(retry)
+    const c = client
+    client = undefined
+    await c?.end().catch(() => {})
+  }
 }
 
 /**

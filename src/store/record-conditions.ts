@@ -1,0 +1,193 @@
+// The conditions a read puts on a family's records, and their SQL. A `filter` path test is
+// answered by an index wherever one can: a top-level property mirrored in a declared column
+// compares the column (its B-tree index, or on PostgreSQL its trigram index for `~`), an exact
+// match elsewhere in the document is a `jsonb @>` containment the document's GIN index
+// answers (PostgreSQL); what is left reads the path from the document row by row.
+import type { ColumnType, Resource } from '../resources/declare.js'
+import { columnName } from './database.js'
+import { sqlName, type ReadStatement } from './read-statement.js'
+
+/** A document path test: `arrayAt` splits the path where an array's elements are tested. */
+export interface PathTest {
+  readonly source: 'doc' | 'sensitive'
+  readonly path: readonly string[]
+  readonly arrayAt?: number
+  /** Free-form values: the path holds when its value matches, or any element of it does. */
+  readonly orElements?: boolean
+  readonly op: 'exact' | 'like'
+  /** exact: the JSON text or plain text of the value; like: a LIKE pattern (case-insensitive). */
+  readonly value: string
+}
+
+export type Condition =
+  | { readonly kind: 'eq'; readonly column: string; readonly value: string | number | boolean }
+  /** Records whose `column` holds the id of a record of `owner` that matches `where`. */
+  | { readonly kind: 'ownedBy'; readonly column: string; readonly ownerTable: string; readonly where: readonly Condition[] }
+  | { readonly kind: 'search'; readonly columns: readonly string[]; readonly pattern: string }
+  | { readonly kind: 'gte'; readonly column: string; readonly value: number }
+  | { readonly kind: 'lte'; readonly column: string; readonly value: number }
+  | { readonly kind: 'path'; readonly test: PathTest }
+  | { readonly kind: 'idIn'; readonly ids: readonly number[] }
+  | { readonly kind: 'in'; readonly column: string; readonly values: readonly (string | number)[] }
+  /** Any of the conditions holds (none given: nothing does). */
+  | { readonly kind: 'anyOf'; readonly conditions: readonly Condition[] }
+
+/** Escapes LIKE metacharacters; `*` (when wildcards are on) becomes `%`. */
+export function likePattern(text: string, { contains, wildcard }: { contains: boolean; wildcard: boolean }): string {
+  let p = text.replace(/[\\%_]/g, (c) => '\\' + c)
+  if (wildcard) p = p.replace(/\*/g, '%')
+  return contains ? `%${p}%` : p
+}
+
+/** SQL column of a property (`updatedAt` and `createdAt` are base columns). */
+export const columnOf = (property: string) => (property === 'updatedAt' ? 'updated_at' : property === 'createdAt' ? 'created_at' : columnName(property))
+
+/**
+ * The SQL of `conditions` on the family table aliased `alias` (all must hold). `r` is the
+ * family, for the columns its declaration mirrors; owner subqueries get aliases of their own.
+ */
+export function conditionsSql(st: ReadStatement, r: Resource | undefined, alias: string, conditions: readonly Condition[]): string {
+  return conditions.length === 0 ? '1 = 1' : conditions.map((c) => conditionSql(st, r, alias, c)).join(' AND ')
+}
+
+function conditionSql(st: ReadStatement, r: Resource | undefined, alias: string, c: Condition): string {
+  const a = st.adapter
+  const col = (name: string) => `${alias}.${sqlName(columnOf(name))}`
+  switch (c.kind) {
+    case 'eq': return `${col(c.column)} = ${st.param(c.value)}`
+    case 'gte': return `${col(c.column)} >= ${st.param(c.value)}`
+    case 'lte': return `${col(c.column)} <= ${st.param(c.value)}`
+    case 'idIn': return c.ids.length === 0 ? '1 = 0' : `${alias}.id IN (${c.ids.map((id) => st.param(id)).join(', ')})`
+    case 'in': {
+      // The number of values is part of the text: such statements are not kept prepared.
+      st.prepare = false
+      const ref = c.column === 'id' ? `${alias}.id` : col(c.column)
+      return c.values.length === 0 ? '1 = 0' : `${ref} IN (${c.values.map((v) => st.param(v)).join(', ')})`
+    }
+    case 'anyOf': return c.conditions.length === 0 ? '1 = 0' : `(${c.conditions.map((x) => `(${conditionSql(st, r, alias, x)})`).join(' OR ')})`
+    case 'search': {
+      st.prepare = false
+      if (c.columns.length === 0) return '1 = 0'
+      return `(${c.columns.map((name) => a.ilike(col(name), st.param(c.pattern))).join(' OR ')})`
+    }
+    case 'ownedBy': {
+      // Correlated, so a page checks the owners of its own rows only (an index lookup each),
+      // whatever the size of the owner table.
+      const owner = `${alias}_owner`
+      return `EXISTS (SELECT 1 FROM ${sqlName(c.ownerTable)} ${owner} WHERE ${owner}.id = ${col(c.column)} AND ${conditionsSql(st, undefined, owner, c.where)})`
+    }
+    case 'path': return pathSql(st, r, alias, c.test)
+  }
+}
+
+function pathSql(st: ReadStatement, r: Resource | undefined, alias: string, t: PathTest): string {
+  const column = r && t.path.length === 1 && t.arrayAt === undefined && !t.orElements && Object.hasOwn(r.columns, t.path[0]) ? r.columns[t.path[0]] : undefined
+  if (column && (t.op === 'exact' || column.type === 'text')) return columnTestSql(st, `${alias}.${sqlName(columnName(t.path[0]))}`, column.type, t)
+  const contains = st.adapter.jsonContains
+  if (t.op === 'exact' && t.source === 'doc' && contains) {
+    const docs = containmentDocuments(t)
+    if (docs) {
+      st.prepare = false
+      return `(${docs.map((d) => contains(`${alias}.doc`, st.param(d))).join(' OR ')})`
+    }
+  }
+  return documentPathSql(st, alias, t)
+}
+
+/** An exact match or LIKE on a mirrored column, with the semantics of the document path test. */
+function columnTestSql(st: ReadStatement, ref: string, type: ColumnType, t: PathTest): string {
+  if (t.op === 'like') {
+    st.prepare = false
+    return st.adapter.ilike(ref, st.param(t.value))
+  }
+  const { values, orNull } = columnCandidates(type, t.value)
+  const parts = values.map((v) => `${ref} = ${st.param(v)}`)
+  if (orNull) parts.push(`${ref} IS NULL`)
+  return parts.length === 0 ? '1 = 0' : parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`
+}
+
+/**
+ * Column values a filter value matches exactly: the value's plain text (strings) or the
+ * value its JSON text denotes (`12`, `true`, `null`, `"a b"`), as the document comparison would.
+ */
+export function columnCandidates(type: ColumnType, value: string): { values: (string | number | boolean)[]; orNull: boolean } {
+  const json = jsonScalar(value)
+  const orNull = json === null
+  switch (type) {
+    case 'text':
+      return { values: typeof json === 'string' && json !== value ? [value, json] : [value], orNull }
+    case 'integer':
+      return { values: typeof json === 'number' && Number.isInteger(json) ? [json] : [], orNull }
+    case 'real':
+      return { values: typeof json === 'number' ? [json] : [], orNull }
+    case 'boolean':
+      return { values: typeof json === 'boolean' ? [json] : [], orNull }
+    case 'timestamp': {
+      // Stored as milliseconds; the document holds the ISO text.
+      const texts = [value, ...(typeof json === 'string' ? [json] : [])]
+      const values = texts.map((s) => Date.parse(s)).filter((ms, i) => Number.isFinite(ms) && new Date(ms).toISOString() === texts[i])
+      return { values, orNull }
+    }
+  }
+}
+
+/** The scalar a text is the canonical JSON of (`12`, `true`, `null`, `"x"`), else undefined. */
+function jsonScalar(text: string): string | number | boolean | null | undefined {
+  if (text === 'null') return null
+  if (text === 'true') return true
+  if (text === 'false') return false
+  if (text.startsWith('"')) {
+    try {
+      const v: unknown = JSON.parse(text)
+      return typeof v === 'string' ? v : undefined
+    } catch {
+      return undefined
+    }
+  }
+  if (/^-?\d/.test(text)) {
+    const n = Number(text)
+    return Number.isFinite(n) && JSON.stringify(n) === text ? n : undefined
+  }
+  return undefined
+}
+
+/**
+ * JSON documents whose containment is the exact test: the path's value (or an element of
+ * the array on the way, or of a free-form value) is the plain text or the JSON value given.
+ * Undefined for object or array values, which the path test compares as text.
+ */
+export function containmentDocuments(t: PathTest): string[] | undefined {
+  if (/^\s*[[{]/.test(t.value)) return undefined
+  const json = jsonScalar(t.value)
+  const scalars: unknown[] = json === undefined || json === t.value ? [t.value] : [t.value, json]
+  const nest = (path: readonly string[], leaf: unknown): unknown => path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), leaf)
+  const docs: unknown[] = []
+  for (const s of scalars) {
+    if (t.arrayAt !== undefined) {
+      docs.push(nest(t.path.slice(0, t.arrayAt), [nest(t.path.slice(t.arrayAt), s)]))
+    } else {
+      docs.push(nest(t.path, s))
+      if (t.orElements) docs.push(nest(t.path, [s]))
+    }
+  }
+  return docs.map((d) => JSON.stringify(d))
+}
+
+/** The path read from the document row by row (no index can answer it). */
+function documentPathSql(st: ReadStatement, alias: string, t: PathTest): string {
+  st.prepare = false
+  const a = st.adapter
+  const source = `${alias}.${t.source}`
+  // A placeholder per use: SQLite's are positional.
+  const compare = (jsonExpr: string, textExpr: string) => t.op === 'like'
+    ? a.ilike(textExpr, st.param(t.value))
+    // Exact: the value's JSON text (`12`, `true`) or, for strings, the plain text.
+    : `(${jsonExpr} = ${st.param(t.value)} OR (${textExpr} = ${st.param(t.value)} AND ${jsonExpr} LIKE '"%'))`
+  if (t.arrayAt === undefined) {
+    const scalar = compare(a.jsonAt(source, t.path), a.textAt(source, t.path))
+    if (!t.orElements) return scalar
+    return `(${scalar} OR ${a.anyElement(source, t.path, (el) => compare(a.elementJsonAt(el, []), a.elementTextAt(el, [])))})`
+  }
+  const inner = t.path.slice(t.arrayAt)
+  return a.anyElement(source, t.path.slice(0, t.arrayAt), (el) => compare(a.elementJsonAt(el, inner), a.elementTextAt(el, inner)))
+}
