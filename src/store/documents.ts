@@ -83,4 +83,31 @@ export function mergeDocText(doc: string, sensitive: string | null): string {
   return doc.slice(0, doc.lastIndexOf('}')) + ',' + sensitive.slice(sensitive.indexOf('{') + 1)
 }
 
-export const isoOf = (ms: number) => new Date(ms).toISOString()
+const DAY = 86_400_000
+let dayStart = Number.NaN
+let dayPrefix = ''
+const pad2 = (n: number) => (n < 10 ? '0' + n : String(n))
+const pad3 = (n: number) => (n < 10 ? '00' + n : n < 100 ? '0' + n : String(n))
+
+/**
+ * ISO 8601 text of a millisecond timestamp, as `Date#toISOString` writes it. A change-feed
+ * page formats 400 of them; formatting the time of day against a remembered date is about
+ * five times cheaper than building a Date each time.
+ */
+export function isoOf(ms: number): string {
+  const day = Math.floor(ms / DAY) * DAY
+  if (day !== dayStart) {
+    const text = new Date(day).toISOString()
+    // Years outside 0000..9999 are written with a sign and six digits: leave those to Date.
+    if (text.length !== 24) return new Date(ms).toISOString()
+    dayStart = day
+    dayPrefix = text.slice(0, 11)
+  }
+  let rest = ms - day
+  const h = Math.floor(rest / 3_600_000)
+  rest -= h * 3_600_000
+  const m = Math.floor(rest / 60_000)
+  rest -= m * 60_000
+  const s = Math.floor(rest / 1000)
+  return dayPrefix + pad2(h) + ':' + pad2(m) + ':' + pad2(s) + '.' + pad3(rest - s * 1000) + 'Z'
+}

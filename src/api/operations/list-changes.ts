@@ -4,14 +4,15 @@
 import type { Resource } from '../../resources/index.js'
 import type { Caller } from '../../auth/credentials.js'
 import { ApiError, invalid, missingScope } from '../../contract/errors.js'
-import { PRUNED_THROUGH_KEY, readChanges, type ChangeExpressionBuilder } from '../../store/change-log.js'
+import { PRUNED_THROUGH_KEY } from '../../store/change-log.js'
+import { readChangePage, type FeedFamily } from '../../store/change-page.js'
 import { getMeta } from '../../store/meta.js'
 import { isoOf } from '../../store/documents.js'
 import { queryDigest } from '../cursor.js'
 import { parseFields, type FieldTree } from '../projection.js'
 import type { JsonResult, ReadContext } from './read-context.js'
 import type { ListInput } from './list-records.js'
-import { boundaryConditions, boundaryIds, renderRow, visibility, visibilityConditions } from './visibility.js'
+import { boundaryConditions, boundaryIds, renderDoc, visibility, visibilityConditions } from './visibility.js'
 
 /** `x`: the types were asked for by name, so each needs its read scope on every page. */
 type ChangeCursor = { s: number; t: string[]; q: string; u?: number; x?: 1 }
@@ -96,44 +97,26 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
   // they are now) are in the feed; deletes only of ids the boundary names, since a deleted
   // record can no longer be placed.
   const boundary = await ctx.jobs.readBoundary(caller.credentialId)
-  const restrict = boundary === null ? undefined : (eb: ChangeExpressionBuilder) => eb.or(resources.map((r) => {
-    const named = boundaryIds(r, boundary)
-    return eb.and([
-      eb('resource_type', '=', r.changeType),
-      eb.or([
-        ctx.reader.idsMeetingExpression(eb, 'resource_id', r, boundaryConditions(ctx.resources, r, boundary)),
-        ...(named.length > 0 ? [eb.and([eb('action', '=', 'deleted'), eb('resource_id', 'in', named)])] : []),
-      ]),
-    ])
-  }))
-
   const limit: number = input.limit ?? 50
-  const rows = effective.length === 0 ? [] : await readChanges(ctx.database.db, { afterSeq, types: effective, updatedSince, limit: limit + 1, action: filter.action, restrict })
+  // One statement: the changes and, for each, the current document if the caller may see it.
+  // Records the caller may not see now (entries other than live without
+  // entries:read_all_statuses, blocks of such entries) leave its view: they appear as deletes
+  // without a snapshot, which also tells a mirror to drop them.
+  const families: FeedFamily[] = resources.map((r) => ({
+    resource: r, withSensitive: visibility(r, caller).withSensitive, visible: visibilityConditions(ctx.resources, r, caller),
+    ...(boundary === null ? {} : { boundary: { conditions: boundaryConditions(ctx.resources, r, boundary), deletedIds: boundaryIds(r, boundary) } }),
+  }))
+  const rows = await readChangePage(ctx.database, { afterSeq, updatedSince, limit: limit + 1, action: filter.action }, families)
   const hasMore = rows.length > limit
   const page = hasMore ? rows.slice(0, limit) : rows
-
-  // Snapshots: one query per type on the page. Records the caller may not see now (entries
-  // other than live without entries:read_all_statuses, blocks of such entries) leave its view:
-  // they appear as deletes without a snapshot, which also tells a mirror to drop them.
-  const snapshots = new Map<string, string>()
-  const hidden = new Set<string>()
-  for (const t of new Set(page.filter((c) => c.action !== 'deleted').map((c) => c.resourceType))) {
-    const r = ctx.resources.byChangeType(t) as Resource
-    const ids = [...new Set(page.filter((c) => c.resourceType === t && c.action !== 'deleted').map((c) => c.resourceId))]
-    const docs = await ctx.reader.docsByIds(r, ids, visibility(r, caller).withSensitive)
-    const restrictions = visibilityConditions(ctx.resources, r, caller)
-    const visible = restrictions.length > 0 ? await ctx.reader.idsMeeting(r, [...docs.keys()], restrictions) : undefined
-    for (const [id, row] of docs) {
-      if (visible && !visible.has(id)) hidden.add(`${t}:${id}`)
-      else snapshots.set(`${t}:${id}`, renderRow(row, fields))
-    }
+  let data = '['
+  for (let i = 0; i < page.length; i++) {
+    const c = page[i]
+    const hidden = c.doc === ''
+    const snapshot = c.doc === null || hidden ? 'null' : renderDoc(c.doc, c.sensitive, fields)
+    data += `${i > 0 ? ',' : ''}{"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
   }
-  const items = page.map((c) => {
-    const key = `${c.resourceType}:${c.resourceId}`
-    const action = hidden.has(key) ? 'deleted' : c.action
-    const snapshot = action === 'deleted' ? 'null' : (snapshots.get(key) ?? 'null')
-    return `{"resourceType":${JSON.stringify(c.resourceType)},"resourceId":${c.resourceId},"action":"${action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
-  })
+  data += ']'
   const last = page[page.length - 1]
   // The feed always hands back a position to resume from, also at its end, so a follower
   // can poll for new changes without missing any (see docs/decisions.md).
@@ -141,7 +124,7 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
     s: last ? last.seq : afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
   } satisfies ChangeCursor)
   return {
-    rawData: '[' + items.join(',') + ']',
+    rawData: data,
     pagination: { hasMore, nextCursor },
     meta: { mode: input.cursor !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective },
   }

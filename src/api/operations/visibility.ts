@@ -65,6 +65,11 @@ export function boundaryIds(r: Resource, b: ReadBoundary): number[] {
 }
 
 export function renderRow(row: RecordRow, fields: FieldTree | undefined): string {
-  const text = mergeDocText(row.doc, row.sensitive)
+  return renderDoc(row.doc, row.sensitive, fields)
+}
+
+/** The stored document (and sensitive part) as sent: spliced as text, parsed only to project `fields`. */
+export function renderDoc(doc: string, sensitive: string | null, fields: FieldTree | undefined): string {
+  const text = mergeDocText(doc, sensitive)
   return fields ? JSON.stringify(project(JSON.parse(text), fields)) : text
 }
