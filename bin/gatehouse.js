@@ -1,8 +1,24 @@
 #!/usr/bin/env node
-// Launcher for `npx gatehouse …` in a checkout: registers tsx's ESM loader and runs the
-// TypeScript CLI directly, so there is no build step to forget.
-import { register } from 'tsx/esm/api'
+// Launcher for `npx gatehouse …` and `npm start`: runs the compiled CLI from dist/ (built by
+// `npm install`'s prepare step, or `npm run build`). A checkout that has not been built, or a
+// run with GATEHOUSE_RUN_SOURCE=1 (the tests, which must exercise the sources as they are),
+// runs the TypeScript sources through tsx instead.
+import { existsSync } from 'node:fs'
+import { setFlagsFromString } from 'node:v8'
 
-register()
-const { runCli } = await import('../src/cli/main.ts')
-await runCli(process.argv)
+// A server's start-up (loading modules, compiling route schemas) makes short-lived garbage in
+// bursts, which grows V8's young generation to its maximum; those pages then stay resident in
+// an idle server (about 25 MB). Growth is off until the server listens (serve() turns it back
+// on: src/cli/serve.ts), so the young generation grows under load only.
+if (process.argv[2] === 'serve' || process.argv[2] === 'start') setFlagsFromString('--semi-space-growth-factor=1')
+
+const compiled = new URL('../dist/cli/main.js', import.meta.url)
+if (process.env.GATEHOUSE_RUN_SOURCE !== '1' && existsSync(compiled)) {
+  const { runCli } = await import(compiled.href)
+  await runCli(process.argv)
+} else {
+  const { register } = await import('tsx/esm/api')
+  register()
+  const { runCli } = await import('../src/cli/main.ts')
+  await runCli(process.argv)
+}

@@ -7,7 +7,8 @@
 // instead, readiness says `degraded`, and each such request is reported (the
 // `rate_limit_store` incident). A circuit breaker keeps a dead Redis from costing every
 // request a timeout; Redis is used again as soon as it is back.
-import { Redis } from 'ioredis'
+import { createRequire } from 'node:module'
+import type { Redis } from 'ioredis'
 import type { Settings } from '../settings.js'
 
 export interface RateDecision {
@@ -83,7 +84,10 @@ export class RedisRateLimiter implements RateLimiter {
   private readonly firstAttempt: Promise<void>
 
   constructor(url: string, private readonly prefix: string) {
-    this.redis = new Redis(url, {
+    // Loaded only when Redis is configured: the client costs a few MB of memory in every
+    // process that never uses it.
+    const { Redis: Client } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis')
+    this.redis = new Client(url, {
       // Connects on the first request: while the app is being built the event loop may be
       // busy for longer than the connect timeout, which would count as Redis being down.
       lazyConnect: true,

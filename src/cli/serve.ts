@@ -1,6 +1,7 @@
 // `gatehouse serve`: the API, the admin API and, when delivery is configured, the in-process
 // webhook worker (buildApp starts it), listening until SIGINT or SIGTERM, then closing
 // cleanly: in-flight requests finish, workers stop, the database closes.
+import { setFlagsFromString } from 'node:v8'
 import type { Command } from 'commander'
 import { buildApp, type GatehouseApp } from '../app.js'
 import type { Settings } from '../settings.js'
@@ -69,6 +70,9 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
   }
   const stops: { stop(): Promise<void> }[] = []
   for (const w of inProcessWorkers) stops.push(await w.start(app))
+  // bin/gatehouse.js keeps V8's young generation small through start-up; from now on it may
+  // grow with the load again (V8's default factor).
+  setFlagsFromString('--semi-space-growth-factor=2')
 
   let resolveClosed: () => void = () => {}
   const closed = new Promise<void>((resolve) => { resolveClosed = resolve })

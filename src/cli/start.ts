@@ -3,7 +3,9 @@
 // API token and a control-panel admin, prints their secrets once, then serves. Markers in the
 // meta table remember that the secrets were shown, so a restart never prints (or mints) new ones.
 import { randomBytes } from 'node:crypto'
-import type { Command } from 'commander'
+import { spawn } from 'node:child_process'
+import { Option, type Command } from 'commander'
+import type { Settings } from '../settings.js'
 import type { CredentialService } from '../auth/credentials.js'
 import type { Db } from '../store/database.js'
 import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
@@ -29,29 +31,46 @@ export function registerStart(program: Command): void {
     .option('--no-demo', 'do not load demo data, even into an empty store')
     .option('--host <host>', 'listen address (PLUGIN_GATEHOUSE_HOST, default 127.0.0.1)')
     .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
-    .action(async (opts: { demo: boolean; host?: string; port?: string }) => {
+    .addOption(new Option('--setup-only', 'run the first-run steps and exit (start runs them in a child process)').hideHelp())
+    .action(async (opts: { demo: boolean; host?: string; port?: string; setupOnly?: boolean }) => {
       applyListenOptions(opts)
       const settings = loadCliSettings()
-      const notes = await withServices(async ({ services, database, migrations, schemaSteps }) => {
-        const applied = migrations.filter((m) => m.status === 'applied').length
-        const steps = schemaSteps.length > 0 ? `, ${schemaSteps.length} schema step(s) applied` : ''
-        process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}${steps}\n`)
-        if (opts.demo && (await services.store.isEmpty())) {
-          const progress = createProgress('Loading demo data', { total: 0, estimated: true })
-          const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })
-          progress.finish(`${formatCount(result.total)} records`)
-        }
-        const lines: string[] = []
-        await ensureDemoCredential(services.credentials, services.scopes.readScopes, database.db, lines, settings.baseUrl)
-        await ensureAdminToken(services.adminTokens, database.db, lines, settings.baseUrl)
-        await ensureAdmin(database.db, lines)
-        return lines
-      }, { settings })
-      process.stdout.write('\n' + notes.join('\n') + '\n\n')
+      if (opts.setupOnly) return setUp(settings, opts.demo)
+      // The first-run steps (migrations, demo data, secrets) run in a child process: their
+      // garbage (the seeding above all) would otherwise stay resident in the serving process,
+      // whose heap and malloc arenas do not give it back (about 15 MB of an idle server).
+      const code = await runChild(['start', '--setup-only', ...(opts.demo ? [] : ['--no-demo'])])
+      if (code !== 0) return void (process.exitCode = code ?? 1)
       const server = await serve(settings, { portFromOption: opts.port !== undefined })
       printListening(server.url)
       await server.closed
     })
+}
+
+/** Migrates, loads demo data into an empty store, makes sure of the demo secrets; prints what it did. */
+async function setUp(settings: Settings, demo: boolean): Promise<void> {
+  const notes = await withServices(async ({ services, database, migrations, schemaSteps }) => {
+    const applied = migrations.filter((m) => m.status === 'applied').length
+    const steps = schemaSteps.length > 0 ? `, ${schemaSteps.length} schema step(s) applied` : ''
+    process.stdout.write(`Database ${redactUrl(settings.databaseUrl)}: ${applied > 0 ? `${applied} migration(s) applied` : 'up to date'}${steps}\n`)
+    if (demo && (await services.store.isEmpty())) {
+      const progress = createProgress('Loading demo data', { total: 0, estimated: true })
+      const result = await seedDemo(services.store, { scale: 1, onProgress: (d, t) => progress.update(d, t) })
+      progress.finish(`${formatCount(result.total)} records`)
+    }
+    const lines: string[] = []
+    await ensureDemoCredential(services.credentials, services.scopes.readScopes, database.db, lines, settings.baseUrl)
+    await ensureAdminToken(services.adminTokens, database.db, lines, settings.baseUrl)
+    await ensureAdmin(database.db, lines)
+    return lines
+  }, { settings })
+  process.stdout.write('\n' + notes.join('\n') + '\n\n')
+}
+
+/** Runs this CLI again (same launcher, flags and environment) with `args`; resolves with its exit code. */
+function runChild(args: readonly string[]): Promise<number | null> {
+  const child = spawn(process.execPath, [...process.execArgv, process.argv[1], ...args], { stdio: 'inherit' })
+  return new Promise((resolve) => child.on('exit', (code) => resolve(code)))
 }
 
 async function ensureDemoCredential(credentials: CredentialService, readScopes: readonly string[], db: Db, lines: string[], baseUrl: string): Promise<void> {

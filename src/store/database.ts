@@ -2,8 +2,9 @@
 // flags and small SQL fragments on one adapter, not `if (pg)` scattered through the code.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import SQLite from 'better-sqlite3'
-import pg from 'pg'
+import { createRequire } from 'node:module'
+import type SQLite from 'better-sqlite3'
+import type pg from 'pg'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely'
 
 // Kysely<any>: tables are derived from resource declarations at run time, so a static
@@ -160,8 +161,18 @@ export interface Database {
   close(): Promise<void>
 }
 
-// pg returns BIGINT as strings by default; ids and millisecond timestamps fit in a double.
-pg.types.setTypeParser(20, (v: string) => Number(v))
+// Each driver is loaded when a database of its kind is opened: a process needs one of them,
+// and each costs a few MB of memory.
+const load = createRequire(import.meta.url)
+let pgModule: typeof pg | undefined
+function loadPg(): typeof pg {
+  if (!pgModule) {
+    pgModule = load('pg') as typeof pg
+    // pg returns BIGINT as strings by default; ids and millisecond timestamps fit in a double.
+    pgModule.types.setTypeParser(20, (v: string) => Number(v))
+  }
+  return pgModule
+}
 
 const code = (err: unknown) => (err as { code?: unknown } | null)?.code
 const message = (err: unknown) => String((err as { message?: unknown } | null)?.message ?? '')
@@ -378,7 +389,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // Tests isolate themselves in a schema of their own.
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   }
-  const pool = new pg.Pool({
+  const pool = new (loadPg().Pool)({
     ...config,
     max: options.poolSize ?? 10,
     ...(queryTimeout !== undefined && queryTimeout > 0
@@ -420,7 +431,7 @@ function openSqlite(url: string, options: DatabaseOptions): Database {
   const memory = file === ':memory:'
   if (!memory) mkdirSync(dirname(file), { recursive: true })
   const open = () => {
-    const conn = new SQLite(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS })
+    const conn = new (load('better-sqlite3') as typeof SQLite)(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS })
     conn.pragma('journal_mode = WAL')
     conn.pragma('synchronous = NORMAL')
     // Waiting for another process's write lock blocks this process (better-sqlite3 is
@@ -490,7 +501,7 @@ async function listenForChanges(config: pg.ClientConfig, onChange: (payload: str
     retry.unref()
   }
   const connect = async (): Promise<void> => {
-    const c = new pg.Client(config)
+    const c = new (loadPg().Client)(config)
     c.on('error', () => {}) // 'end' follows
     c.on('end', () => {
       if (client !== c) return
@@ -533,7 +544,7 @@ function discardingBrokenClients(pool: pg.Pool): PostgresPool {
       const client = await pool.connect()
       let broken = false
       const note = (err: unknown) => {
-        if (!(err instanceof pg.DatabaseError)) broken = true
+        if (!(err instanceof loadPg().DatabaseError)) broken = true
         throw err
       }
       return {

@@ -14,7 +14,7 @@ const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url))
 
 function gatehouse(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', GATEHOUSE_RUN_SOURCE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })

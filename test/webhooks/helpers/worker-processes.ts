@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { TestDatabase } from '../../helpers/test-app.js'
 
-// The `gatehouse` launcher itself (it registers tsx relative to its own location).
+// The `gatehouse` launcher itself, running the sources (GATEHOUSE_RUN_SOURCE) through tsx.
 const BIN = fileURLToPath(new URL('../../../bin/gatehouse.js', import.meta.url))
 
 /** The database URL a separate process uses; a PostgreSQL test schema goes in as search_path. */
@@ -27,7 +27,7 @@ export async function startWorkerProcess(env: Record<string, string>, args: read
   // A scratch working directory, so no .env of the checkout leaks into the settings.
   const child = spawn(process.execPath, [BIN, 'worker', ...args], {
     cwd: tmpdir(),
-    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', GATEHOUSE_RUN_SOURCE: '1', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
