@@ -207,7 +207,9 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     }
   })
 
-  if (opts.webhookWorker !== false) services.webhooks.startWorker(typeof opts.webhookWorker === 'object' ? opts.webhookWorker : {})
+  // Other processes' commits drop cached pages and wake the delivery worker (PostgreSQL).
+  await services.changes.start()
+  if (opts.webhookWorker !== false) services.webhooks.startWorker(typeof opts.webhookWorker === 'object' ? opts.webhookWorker : {}, services.changes)
 
   return {
     app,
@@ -217,6 +219,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
       await app.close()
       await services.webhooks.stopWorker()
       await services.metricBuckets.close().catch(() => {})
+      await services.changes.stop()
       await services.credentials.close().catch(() => {})
       await services.rateLimiter.close()
       if (!opts.database) await database.close()

@@ -12,6 +12,7 @@ import { ScopeCatalog } from './auth/scopes.js'
 import { createRateLimiter, type RateLimiter } from './auth/rate-limit.js'
 import { CursorCodec } from './api/cursor.js'
 import { PageCache } from './api/page-cache.js'
+import { ChangeSignal } from './store/change-signal.js'
 import { siteSecret } from './store/meta.js'
 import { WebhookService } from './webhooks/webhook-service.js'
 import { ControlPlane } from './control/control-plane.js'
@@ -33,6 +34,8 @@ export interface Services {
   readonly adminTokens: AdminTokenService
   readonly rateLimiter: RateLimiter
   readonly cursors: CursorCodec
+  /** When content may have changed (this process's writes and, on PostgreSQL once started, every process's). */
+  readonly changes: ChangeSignal
   readonly pageCache: PageCache
   /** Outbox hook (run by `store`), in-process delivery worker, probe, sink. */
   readonly webhooks: WebhookService
@@ -66,6 +69,7 @@ export async function createServices(settings: Settings, database: Database, log
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
   const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
   // Credential lifecycle changes land in the audit log, in their own transaction.
+  const changes = new ChangeSignal(database, () => store.commits)
   const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
   const control = new ControlPlane(database, store, logger, scopes)
   // Workflow changes and run reports are audited too; run reports name approvals of the control plane.
@@ -88,8 +92,9 @@ export async function createServices(settings: Settings, database: Database, log
     adminTokens: new AdminTokenService(database, auditAdminTokenChange),
     rateLimiter: createRateLimiter(settings),
     cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
-    // SQLite only: our own commits plus other processes' (data_version) version the pages.
-    pageCache: new PageCache(() => (database.dataVersion ? `${store.commits}:${database.dataVersion()}` : undefined)),
+    changes,
+    // Off until the version can be known (PostgreSQL: while the change listener is connected).
+    pageCache: new PageCache(() => changes.version()),
     webhooks,
     control,
     providers: new ProviderRegistry(settings, logger),

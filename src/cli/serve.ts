@@ -10,6 +10,8 @@ import { CliError } from './cli-error.js'
 import { BASE_PATH } from '../api/machine-route.js'
 import { MCP_PATH } from '../contract/service-info.js'
 import { pruneChanges } from '../store/change-log.js'
+import { wholeNumber } from './arguments.js'
+import { isClusterWorker, reportListening, runPrimary, shutdownRequested } from './serve-workers.js'
 
 /** A background job that runs inside `gatehouse serve` beside the HTTP server. */
 export interface InProcessWorker {
@@ -24,7 +26,7 @@ const changeLogPruner: InProcessWorker = {
   name: 'change-log pruning',
   async start({ services }) {
     // Pruning changes what /changes answers (old cursors become 410): cached pages must go.
-    const prune = () => pruneChanges(services.database.db, services.settings.changesRetentionDays)
+    const prune = () => pruneChanges(services.database.db, services.settings.changesRetentionDays, Date.now(), services.database.adapter)
       .then((removed) => { if (removed > 0) services.store.noteChange() })
       .catch((err: unknown) => services.logger.warn({ err }, 'change-log pruning failed'))
     await prune()
@@ -104,8 +106,15 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
   return { url: `http://${host}:${port}`, app, closed, close }
 }
 
-export function printListening(url: string): void {
-  process.stdout.write(`Gatehouse listening on ${url}\n  machine API  ${url}${BASE_PATH}\n  admin API    ${url}/gatehouse/admin/v1\n  panel        ${url}/gatehouse/cp\n  API docs     ${url}/gatehouse/docs\n  MCP (agents) ${url}${MCP_PATH}\n  Ctrl+C stops it.\n`)
+export function printListening(url: string, workers = 1): void {
+  process.stdout.write(`Gatehouse listening on ${url}${workers > 1 ? ` (${workers} worker processes)` : ''}
+  machine API  ${url}${BASE_PATH}
+  admin API    ${url}/gatehouse/admin/v1
+  panel        ${url}/gatehouse/cp
+  API docs     ${url}/gatehouse/docs
+  MCP (agents) ${url}${MCP_PATH}
+  Ctrl+C stops it.
+`)
 }
 
 /** Applies --host/--port before settings load, so validation and the base URL see them. */
@@ -119,10 +128,26 @@ export function registerServe(program: Command): void {
     .description('serve the machine API, the admin API and the in-process webhook worker')
     .option('--host <host>', 'listen address (PLUGIN_GATEHOUSE_HOST, default 127.0.0.1)')
     .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
-    .action(async (opts: { host?: string; port?: string }) => {
+    .option('--workers <n>', 'server processes sharing the port (use the cores; PostgreSQL recommended above 1)', wholeNumber(1, 256), 1)
+    .action(async (opts: { host?: string; port?: string; workers: number }) => {
       applyListenOptions(opts)
-      const server = await serve(loadCliSettings(), { portFromOption: opts.port !== undefined })
-      printListening(server.url)
+      const settings = loadCliSettings()
+      const portFromOption = opts.port !== undefined
+      if (opts.workers > 1 && !isClusterWorker()) {
+        process.exitCode = await runPrimary(settings, opts.workers, (url) => printListening(url, opts.workers))
+        return
+      }
+      if (!isClusterWorker()) {
+        const server = await serve(settings, { portFromOption })
+        printListening(server.url)
+        return server.closed
+      }
+      const stopRequested = shutdownRequested()
+      const server = await serve(settings, { portFromOption })
+      void stopRequested.then(server.close)
+      reportListening(server.url)
       await server.closed
+      // The channel to the primary would keep a worker alive.
+      process.exit(0)
     })
 }

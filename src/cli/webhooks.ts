@@ -10,6 +10,7 @@ import { CliError } from './cli-error.js'
 import { printJson, printTable } from './output.js'
 import { DeliveryWorker } from '../webhooks/delivery-worker.js'
 import { MetricBuckets } from '../ops/metric-buckets.js'
+import { ChangeSignal } from '../store/change-signal.js'
 import { listDeadLetters, type DeadLetterStatus } from '../webhooks/dead-letters.js'
 import { targetHost } from '../webhooks/probe.js'
 
@@ -36,10 +37,14 @@ async function runWorker(opts: WorkerCliOptions): Promise<void> {
   const logger = pino({ level: settings.logLevel }, pino.destination(2))
   // Its delivery outcomes count in the control panel's charts like the in-process worker's.
   const metricBuckets = new MetricBuckets(database.db)
+  // PostgreSQL: every process's commits wake the worker (NOTIFY); the poll is the fallback.
+  const changes = new ChangeSignal(database)
+  await changes.start()
   const worker = new DeliveryWorker(database, settings, logger, {
     onOutcome: (outcome) => metricBuckets.recordDelivery(outcome),
     concurrency: opts.concurrency,
     pollMs: opts.pollMs,
+    changes,
     leaseMs: opts.leaseSeconds === undefined ? undefined : opts.leaseSeconds * 1000,
   })
   worker.start()
@@ -56,6 +61,7 @@ async function runWorker(opts: WorkerCliOptions): Promise<void> {
   })
   await worker.stop()
   await metricBuckets.close().catch(() => {})
+  await changes.stop()
   await store.close()
   const s = worker.stats()
   process.stderr.write(`Gatehouse worker: stopped (${s.delivered} delivered, ${s.retried} retried, ${s.deadLettered} dead-lettered)\n`)
@@ -71,7 +77,7 @@ export function registerWebhookCommands(program: Command): void {
     .description('deliver webhooks only (no HTTP server); run several against one PostgreSQL database to scale out')
     .option('--concurrency <n>', 'deliveries in flight at once', wholeNumber(1, 256), 16)
     .option('--lease-seconds <n>', 'how long a claimed delivery stays exclusive before another worker may retry it (default: timeout + 15)', wholeNumber(2, 3600))
-    .option('--poll-ms <ms>', 'longest idle wait between looks at the queue', wholeNumber(10, 60_000), 500)
+    .option('--poll-ms <ms>', 'longest idle wait between looks at the queue (on PostgreSQL commits wake the worker, and the wait is at least 10 s)', wholeNumber(10, 60_000), 500)
     .action((opts: WorkerCliOptions) => runWorker(opts))
 
   const webhooks = program.command('webhooks').description('webhook operations: status, dead-letter queue, probe')

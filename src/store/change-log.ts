@@ -10,6 +10,7 @@ import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
 import type { Resource } from '../resources/index.js'
 import type { Db, DialectAdapter } from './database.js'
 import { setMeta } from './meta.js'
+import { PRUNE_PAYLOAD } from './change-signal.js'
 
 export type ChangeAction = 'created' | 'updated' | 'deleted'
 
@@ -100,8 +101,11 @@ export async function oldestRetainedSeq(db: Db): Promise<number> {
 /** Meta key holding the highest sequence number pruning removed (cursors before it are expired). */
 export const PRUNED_THROUGH_KEY = 'changes_pruned_through'
 
-/** Deletes entries older than the retention window and records how far it went. */
-export async function pruneChanges(db: Db, retentionDays: number, now = Date.now()): Promise<number> {
+/**
+ * Deletes entries older than the retention window and records how far it went. With the
+ * adapter, other processes are told (their cached change-feed pages answer differently now).
+ */
+export async function pruneChanges(db: Db, retentionDays: number, now = Date.now(), adapter?: DialectAdapter): Promise<number> {
   const cutoff = now - retentionDays * 86_400_000
   return db.transaction().execute(async (trx) => {
     const top = await trx.selectFrom('change_log').select((eb) => eb.fn.max('seq').as('max'))
@@ -109,6 +113,7 @@ export async function pruneChanges(db: Db, retentionDays: number, now = Date.now
     if (top?.max === null || top?.max === undefined) return 0
     const res = await trx.deleteFrom('change_log').where('seq', '<=', Number(top.max)).executeTakeFirst()
     await setMeta(trx, PRUNED_THROUGH_KEY, String(top.max))
+    await adapter?.notifyChange(trx, PRUNE_PAYLOAD)
     return Number(res.numDeletedRows ?? 0)
   })
 }

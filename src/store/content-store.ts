@@ -262,6 +262,9 @@ export class StoreWriter implements RecordWriter {
     if (this.events.length === 0) return
     await appendChanges(this.tx, this.database.adapter, this.events, { commitOrderLock: this.options.commitOrderLock })
     for (const hook of hooks) await hook(this.tx, this.events)
+    // At commit, other processes drop cached pages and wake their delivery workers
+    // (src/store/change-signal.ts); the last sequence number versions their caches.
+    await this.database.adapter.notifyChange(this.tx, String(this.events[this.events.length - 1].seq ?? 0))
   }
 
   private async rollup(type: string, id: number): Promise<void> {

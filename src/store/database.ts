@@ -421,7 +421,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       // pool.query releases a client whose query failed with the error, which discards it.
       return (await pool.query(query)).rows
     },
-    listen: (onChange, onState) => listenForChanges(config, onChange, onState),
+    // Named, so operators can tell it from pooled connections in pg_stat_activity.
+    listen: (onChange, onState) => listenForChanges({ ...config, keepAlive: true, application_name: 'gatehouse change listener' }, onChange, onState),
     close: () => db.destroy(),
   }
 }

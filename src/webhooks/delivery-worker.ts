@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
 import type { Settings } from '../settings.js'
+import type { ChangeSignal } from '../store/change-signal.js'
 import { claimDeliveries, nextClaimableAt, pruneDelivered, type ClaimedDelivery } from './delivery-queue.js'
 import { attemptDelivery, type AttemptOutcome, type DeliveryContext } from './attempt-delivery.js'
 import { DeliveredBatcher } from './delivered-batcher.js'
@@ -16,8 +17,13 @@ export interface WorkerOptions {
   readonly workerId?: string
   /** Deliveries in flight at once (default 16). */
   readonly concurrency?: number
-  /** Longest idle wait between looks at the queue (default 500 ms). */
+  /** Longest idle wait between looks at the queue (default 500 ms; 10 s while `changes` listens). */
   readonly pollMs?: number
+  /**
+   * Commits of every process (PostgreSQL NOTIFY): the worker looks at the queue on each
+   * instead of polling for new deliveries; the poll stays as a fallback.
+   */
+  readonly changes?: ChangeSignal
   /** How long a claim is exclusive (default: timeout + 15 s); a dead worker's claims expire after it. */
   readonly leaseMs?: number
   /** First retry delay; default PLUGIN_GATEHOUSE_WEBHOOK_RETRY_BASE_SECONDS. */
@@ -40,11 +46,15 @@ export interface WorkerStats {
 }
 
 const PRUNE_EVERY_MS = 10 * 60 * 1000
+/** Idle poll while change notifications wake the worker: only a fallback then. */
+const NOTIFIED_POLL_MS = 10_000
 
 export class DeliveryWorker {
   readonly id: string
   private readonly concurrency: number
-  private readonly pollMs: number
+  private readonly basePollMs: number
+  private readonly changes: ChangeSignal | undefined
+  private unsubscribe: (() => void) | undefined
   private readonly leaseMs: number
   private readonly heartbeatMs: number
   private readonly keepDeliveredMs: number
@@ -67,7 +77,8 @@ export class DeliveryWorker {
   constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: WorkerOptions = {}) {
     this.id = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
     this.concurrency = Math.max(1, opts.concurrency ?? 16)
-    this.pollMs = Math.max(10, opts.pollMs ?? 500)
+    this.basePollMs = Math.max(10, opts.pollMs ?? 500)
+    this.changes = opts.changes
     this.leaseMs = opts.leaseMs ?? settings.webhookTimeoutSeconds * 1000 + 15_000
     this.heartbeatMs = opts.heartbeatMs ?? 5000
     this.keepDeliveredMs = opts.keepDeliveredMs ?? 7 * 86_400_000
@@ -85,6 +96,7 @@ export class DeliveryWorker {
   start(): void {
     if (this.running) return
     this.running = true
+    this.unsubscribe = this.changes?.subscribe(() => this.wake())
     this.loopDone = this.loop()
     this.heartbeatTimer = setInterval(() => void this.heartbeat(), this.heartbeatMs)
     this.heartbeatTimer.unref()
@@ -102,6 +114,7 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     if (!this.running) return
     this.running = false
+    this.unsubscribe?.()
     this.wake()
     await this.loopDone
     await Promise.allSettled([...this.inflight])
@@ -109,6 +122,11 @@ export class DeliveryWorker {
     await this.attemptLog.flush(true)
     clearInterval(this.heartbeatTimer)
     await this.database.db.deleteFrom('webhook_workers').where('worker_id', '=', this.id).execute().catch(() => {})
+  }
+
+  /** The idle wait: long while notifications wake the worker, the configured poll otherwise. */
+  private get pollMs(): number {
+    return this.changes?.crossProcess ? Math.max(this.basePollMs, NOTIFIED_POLL_MS) : this.basePollMs
   }
 
   stats(): WorkerStats {

@@ -7,6 +7,7 @@ import { ApiError } from '../contract/errors.js'
 import type { Database, Db } from '../store/database.js'
 import type { ChangeHook } from '../store/content-store.js'
 import type { Settings } from '../settings.js'
+import type { ChangeSignal } from '../store/change-signal.js'
 import { outboxHook } from './outbox.js'
 import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js'
 import { runProbe, probeLedger, targetHost, type ProbeAttempt, type ProbeLedger } from './probe.js'
@@ -61,23 +62,23 @@ export class WebhookService {
     this.onOperation = opts.onOperation
     this.onAttempt = opts.onAttempt
     // The hook runs before the write commits. On SQLite the worker's claim waits for the
-    // one connection, so it sees the rows; on PostgreSQL it may look too early, so it looks
-    // again just after the commit has usually landed (else the next poll finds them).
-    this.outboxHook = outboxHook(settings, () => {
-      this.wakeWorker()
-      setTimeout(() => this.wakeWorker(), 15).unref()
-    })
+    // one connection, so it sees the rows; on PostgreSQL the commit's notification wakes it
+    // (src/store/change-signal.ts).
+    this.outboxHook = outboxHook(settings, () => this.wakeWorker())
   }
 
   get configured(): boolean {
     return Boolean(this.settings.webhookUrl && this.settings.webhookSecret)
   }
 
-  /** Starts the in-process worker (once); undefined when delivery is not configured. */
-  startWorker(opts: WorkerOptions = {}): DeliveryWorker | undefined {
+  /**
+   * Starts the in-process worker (once); undefined when delivery is not configured. With a
+   * change signal it wakes on every process's commits instead of polling for them.
+   */
+  startWorker(opts: WorkerOptions = {}, changes?: ChangeSignal): DeliveryWorker | undefined {
     if (!this.configured) return undefined
     if (!this.worker) {
-      this.worker = new DeliveryWorker(this.database, this.settings, this.logger, { onOutcome: this.onAttempt, ...opts })
+      this.worker = new DeliveryWorker(this.database, this.settings, this.logger, { onOutcome: this.onAttempt, ...opts, changes: opts.changes ?? changes })
       this.worker.start()
     }
     return this.worker
@@ -119,6 +120,8 @@ export class WebhookService {
         : request.mode === 'single' ? await replayOne(tx, request.id)
           : await replayMatching(tx, adapter, request.mode === 'delivery' ? { id: request.id } : { filter: request.filter, limit: request.limit })
       await this.onOperation?.(tx, { kind: 'replay', request, result: r, by })
+      // Workers in other processes (`gatehouse worker`) wake at commit.
+      if (r.replayed > 0) await this.database.adapter.notifyChange(tx, 'replayed')
       return r
     })
     if (result.replayed > 0) this.wakeWorker()

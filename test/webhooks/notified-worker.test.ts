@@ -1,0 +1,51 @@
+// On PostgreSQL a delivery worker does not poll for new events: the commit that queues them
+// notifies every process (NOTIFY), and a `gatehouse worker` in another process wakes at once,
+// also when its idle poll is a minute long. A DLQ replay from another process wakes it too.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { buildTestApp, testDatabase, testDialects } from '../helpers/test-app.js'
+import { startReceiver, payloadOf } from './helpers/receiver.js'
+import { killWorker, processDatabaseUrl, startWorkerProcess } from './helpers/worker-processes.js'
+
+if ((await testDialects()).includes('postgres')) {
+  test('postgres: a worker process with a one-minute poll delivers a new event within a second of its commit', async (t) => {
+    let fail = true
+    const receiver = await startReceiver('/hook', (_r, res) => { res.writeHead(fail ? 500 : 200).end() })
+    const database = await testDatabase('postgres')
+    const env = {
+      PLUGIN_GATEHOUSE_DATABASE_URL: processDatabaseUrl(database), PLUGIN_GATEHOUSE_WEBHOOK_URL: receiver.url,
+      PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'notify-secret', PLUGIN_GATEHOUSE_WEBHOOK_MAX_ATTEMPTS: '1',
+    }
+    // The writer runs no worker of its own.
+    const app = await buildTestApp({ dialect: 'postgres', database, env })
+    const worker = await startWorkerProcess(env, ['--poll-ms', '60000'])
+    t.after(async () => {
+      await killWorker(worker)
+      await app.close()
+      await database.destroy()
+      await receiver.close()
+    })
+    // Let the worker finish its first look at the (empty) queue and go to sleep.
+    await new Promise((r) => setTimeout(r, 500))
+
+    let started = Date.now()
+    const product = await app.services.store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
+    await receiver.waitFor((r) => r.length === 1, 5000)
+    const latency = Date.now() - started
+    assert.equal(payloadOf(receiver.received[0]).resourceId, product.id)
+    assert.ok(latency < 1000, `delivered ${latency} ms after the commit`)
+
+    // One attempt, answered 500: a dead letter. Replayed from this process, delivered by the worker.
+    const until = Date.now() + 5000
+    while (!(await app.database.db.selectFrom('webhook_deliveries').select('id').where('status', '=', 'failed').executeTakeFirst())) {
+      if (Date.now() > until) throw new Error('no dead letter')
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    fail = false
+    started = Date.now()
+    const replay = await app.services.webhooks.replay({ mode: 'all', limit: 10 }, { type: 'cli', id: 'test' })
+    assert.equal(replay.replayed, 1)
+    await receiver.waitFor((r) => r.length === 2, 5000)
+    assert.ok(Date.now() - started < 1000, `replayed delivery sent ${Date.now() - started} ms after the replay`)
+  })
+}
