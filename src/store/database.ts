@@ -23,6 +23,24 @@ export interface DialectAdapter {
   readonly bigintType: string
   /** SQL type of a floating-point column. */
   readonly doubleType: string
+  /**
+   * Whether families get the search indexes (PostgreSQL: GIN on the document as jsonb and
+   * trigram indexes on search columns; src/store/declared-schema.ts). SQLite has neither.
+   */
+  readonly searchIndexes: boolean
+  /**
+   * Inside a transaction: makes sure an extension is installed and returns its schema
+   * (PostgreSQL; a new one goes in `public` when that exists, so no test schema drops it).
+   */
+  ensureExtension(tx: Db, name: string): Promise<string | undefined>
+  /**
+   * The document column `ref` as the search index and `jsonContains` read it: jsonb, through
+   * a function that replaces what jsonb cannot hold (the escape of a lone surrogate or of
+   * U+0000, which older rows may have) so that neither the index nor a query fails on a row.
+   */
+  searchDocument(ref: string): string
+  /** Inside a transaction: creates (or updates) the function `searchDocument` calls. */
+  ensureSearchDocument(tx: Db): Promise<void>
   /** Serialises a boolean for a column (SQLite has no booleans). */
   bool(v: boolean): boolean | number
   /** The document as JSON text, ready to splice into a response without parsing. */
@@ -108,6 +126,8 @@ export interface IndexInfo {
   readonly name: string
   readonly columns: readonly string[]
   readonly unique: boolean
+  /** Access method: `btree` (SQLite's only kind), `gin`, … */
+  readonly method: string
   /** The predicate of a partial index, whitespace collapsed; null for a full index. */
   readonly where: string | null
 }
@@ -238,6 +258,10 @@ const sqliteAdapter: DialectAdapter = {
     return String(e.message).replace(/^.*failed: /, '').split(',').map((c) => c.trim().split('.')[1] ?? c.trim())
   },
   doubleType: 'real',
+  searchIndexes: false,
+  ensureExtension: async () => undefined,
+  searchDocument: (ref) => ref,
+  ensureSearchDocument: async () => {},
   describeTables: describeSqliteTables,
   isUnavailable: (err) => SQLITE_UNAVAILABLE.test(String(code(err) ?? '')) || DESTROYED.test(message(err)) || /database connection is not open/i.test(message(err)),
   isWriteConflict: (err) => code(err) === 'SQLITE_BUSY_SNAPSHOT',
@@ -256,6 +280,9 @@ const sqliteAdapter: DialectAdapter = {
 const PG_BAD_ESCAPE = '(?<!\\\\)((?:\\\\\\\\)*)\\\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)'
 const pgReadable = (column: string) =>
   sql`(CASE WHEN strpos(${sql.ref(column)}::text, '\\u') = 0 THEN ${sql.ref(column)} ELSE regexp_replace(${sql.ref(column)}::text, ${PG_BAD_ESCAPE}, ${'\\1\uFFFD'}, 'g')::json END)`
+/** The function the search index is built on (src/store/declared-schema.ts), per schema. */
+const SEARCH_DOCUMENT = 'gatehouse_search_document'
+
 /** The same, as SQL text of the hot read path (`ref` is a column reference such as `t.doc`). */
 const pgReadableSql = (ref: string) =>
   `(CASE WHEN strpos(${ref}::text, '\\u') = 0 THEN ${ref} ELSE regexp_replace(${ref}::text, ${quote(PG_BAD_ESCAPE)}, ${quote('\\1\uFFFD')}, 'g')::json END)`
@@ -280,7 +307,7 @@ const postgresAdapter: DialectAdapter = {
   elementJsonAt: (element, path) => `((${element} #> ${pgPath(path)})::text)`,
   elementTextAt: (element, path) => `(${element} #>> ${pgPath(path)})`,
   // The cast is what the GIN index is built on (declared in the family's table).
-  jsonContains: (ref, placeholder) => `((${ref})::jsonb @> ${placeholder}::jsonb)`,
+  jsonContains: (ref, placeholder) => `(${SEARCH_DOCUMENT}(${ref}) @> ${placeholder}::jsonb)`,
   // Delivered at commit to every process listening on this schema's channel.
   async notifyChange(tx, payload) {
     await sql`SELECT pg_notify(${CHANNEL_PREFIX} || current_schema(), ${payload})`.execute(tx)
@@ -306,6 +333,26 @@ const postgresAdapter: DialectAdapter = {
     return e.constraint ? [e.constraint.replace(`${table}_`, '').replace(/_unique$|_key$/, '')] : []
   },
   doubleType: 'double precision',
+  searchIndexes: true,
+  searchDocument: (ref) => `${SEARCH_DOCUMENT}(${ref})`,
+  async ensureSearchDocument(tx) {
+    // IMMUTABLE (its result depends on its argument only), as an index expression must be.
+    await sql.raw(`CREATE OR REPLACE FUNCTION ${SEARCH_DOCUMENT}(doc json) RETURNS jsonb LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $fn$
+      SELECT (CASE WHEN strpos(doc::text, '\\u') = 0 THEN doc::text ELSE regexp_replace(doc::text, ${quote(PG_BAD_ESCAPE)}, ${quote('\\1\uFFFD')}, 'g') END)::jsonb
+    $fn$`).execute(tx)
+  },
+  async ensureExtension(tx, name) {
+    const where = async () => (await sql<{ schema: string }>`SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = ${name}`.execute(tx)).rows[0]?.schema
+    const found = await where()
+    if (found !== undefined) return found
+    const { rows } = await sql<{ schema: string }>`SELECT COALESCE((SELECT nspname FROM pg_namespace WHERE nspname = 'public'), current_schema()) AS schema`.execute(tx)
+    try {
+      await sql.raw(`CREATE EXTENSION IF NOT EXISTS ${name} SCHEMA "${rows[0].schema.replace(/"/g, '""')}"`).execute(tx)
+    } catch (err) {
+      throw new Error(`the PostgreSQL extension ${name} is needed for search indexes and could not be created (${(err as Error).message}); have a superuser run CREATE EXTENSION ${name} in this database`, { cause: err })
+    }
+    return where()
+  },
   describeTables: describePostgresTables,
   isUnavailable: (err) => PG_UNAVAILABLE_CODES.has(String(code(err) ?? '')) || /^08/.test(String(code(err) ?? ''))
     || PG_UNAVAILABLE_MESSAGES.test(message(err)) || DESTROYED.test(message(err)),
@@ -328,7 +375,7 @@ async function describeSqliteTables(db: Db): Promise<TableInfo[]> {
     WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' ORDER BY m.name, il.name, ii.seqno`.execute(db)
   return assembleTables(
     cols.map((c) => ({ table: c.tbl, column: { name: c.name, type: c.type.toLowerCase(), notNull: c.nn === 1, defaultValue: c.dflt, primaryKey: c.pk > 0, autoIncrement: c.pk > 0 && /\bautoincrement\b/i.test(c.ddl) } })),
-    idx.map((i) => ({ table: i.tbl, index: i.idx, unique: i.uniq === 1, column: i.col ?? '', where: /\sWHERE\s([\s\S]*)$/i.exec(i.ddl ?? '')?.[1] ?? null })),
+    idx.map((i) => ({ table: i.tbl, index: i.idx, unique: i.uniq === 1, method: 'btree', column: i.col ?? '', where: /\sWHERE\s([\s\S]*)$/i.exec(i.ddl ?? '')?.[1] ?? null })),
   )
 }
 
@@ -340,25 +387,26 @@ async function describePostgresTables(db: Db): Promise<TableInfo[]> {
     JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
     LEFT JOIN pg_attrdef d ON d.adrelid = c.oid AND d.adnum = a.attnum
     WHERE n.nspname = current_schema() AND c.relkind = 'r' ORDER BY c.relname, a.attnum`.execute(db)
-  const { rows: idx } = await sql<{ tbl: string; idx: string; uniq: boolean; pk: boolean; col: string; pred: string | null }>`
+  const { rows: idx } = await sql<{ tbl: string; idx: string; uniq: boolean; pk: boolean; col: string; pred: string | null; method: string }>`
     SELECT t.relname AS tbl, i.relname AS idx, x.indisunique AS uniq, x.indisprimary AS pk,
-      pg_get_indexdef(x.indexrelid, k.n, true) AS col, pg_get_expr(x.indpred, x.indrelid) AS pred
+      pg_get_indexdef(x.indexrelid, k.n, true) AS col, pg_get_expr(x.indpred, x.indrelid) AS pred, am.amname AS method
     FROM pg_index x JOIN pg_class t ON t.oid = x.indrelid JOIN pg_class i ON i.oid = x.indexrelid
+    JOIN pg_am am ON am.oid = i.relam
     JOIN pg_namespace n ON n.oid = t.relnamespace
     CROSS JOIN LATERAL generate_series(1, x.indnkeyatts) AS k(n)
     WHERE n.nspname = current_schema() AND t.relkind = 'r' ORDER BY t.relname, i.relname, k.n`.execute(db)
   const primary = new Set(idx.filter((i) => i.pk).map((i) => `${i.tbl}.${i.col}`))
   return assembleTables(
     cols.map((c) => ({ table: c.tbl, column: { name: c.name, type: c.type.toLowerCase(), notNull: c.notnull, defaultValue: c.dflt, primaryKey: primary.has(`${c.tbl}.${c.name}`), autoIncrement: (c.dflt ?? '').startsWith('nextval(') } })),
-    idx.map((i) => ({ table: i.tbl, index: i.idx, unique: i.uniq, column: i.col.replace(/^"(.*)"$/, '$1'), where: i.pred })),
+    idx.map((i) => ({ table: i.tbl, index: i.idx, unique: i.uniq, method: i.method, column: i.col.replace(/^"(.*)"$/, '$1'), where: i.pred })),
   )
 }
 
 function assembleTables(
   cols: readonly { table: string; column: ColumnInfo }[],
-  idx: readonly { table: string; index: string; unique: boolean; column: string; where: string | null }[],
+  idx: readonly { table: string; index: string; unique: boolean; method: string; column: string; where: string | null }[],
 ): TableInfo[] {
-  const tables = new Map<string, { columns: ColumnInfo[]; indexes: Map<string, { unique: boolean; columns: string[]; where: string | null }> }>()
+  const tables = new Map<string, { columns: ColumnInfo[]; indexes: Map<string, { unique: boolean; method: string; columns: string[]; where: string | null }> }>()
   const tableOf = (name: string) => {
     let t = tables.get(name)
     if (!t) tables.set(name, (t = { columns: [], indexes: new Map() }))
@@ -367,7 +415,7 @@ function assembleTables(
   for (const c of cols) tableOf(c.table).columns.push(c.column)
   for (const i of idx) {
     const t = tableOf(i.table)
-    const index = t.indexes.get(i.index) ?? { unique: i.unique, columns: [], where: i.where === null ? null : collapse(i.where) }
+    const index = t.indexes.get(i.index) ?? { unique: i.unique, method: i.method, columns: [], where: i.where === null ? null : collapse(i.where) }
     index.columns.push(i.column)
     t.indexes.set(i.index, index)
   }

@@ -17,9 +17,27 @@ export interface DeclaredColumn {
 
 export interface DeclaredIndex {
   readonly name: string
+  /** Key columns, or for an expression index its key as the database reports it (`gatehouse_search_document(doc)`). */
   readonly columns: readonly string[]
   readonly unique: boolean
+  /** Access method; B-tree unless said. */
+  readonly method?: 'gin'
+  /** Keys with their operator classes, for the search indexes (default: the columns). */
+  readonly keys?: readonly { readonly sql: string; readonly opclass: string }[]
+  /** Columns the index reads, where `columns` are expressions. */
+  readonly reads?: readonly string[]
+  /** An extension providing the operator class (created by the step that needs it). */
+  readonly extension?: 'pg_trgm'
+  /** Statistics target of its (expression) key, set when it is created. */
+  readonly statistics?: number
+  /** Built on the adapter's search document function, created by the step that needs it. */
+  readonly searchDocument?: true
+  /** Storage parameters (`fastupdate = off`), set when it is created. */
+  readonly with?: string
 }
+
+/** Columns an index needs to exist before it can be built. */
+export const indexReads = (i: DeclaredIndex) => i.reads ?? i.columns
 
 export interface DeclaredTable {
   readonly resource: Resource
@@ -58,7 +76,36 @@ export function declaredTable(r: Resource, adapter: DialectAdapter): DeclaredTab
     if (key === 'createdAt') indexes.push({ name: `${t}_created`, columns: ['created_at', 'id'], unique: false })
     else if (key !== 'updatedAt') indexes.push({ name: `${t}_${columnName(key)}_sort`, columns: [columnName(key), 'id'], unique: false })
   }
+  if (adapter.searchIndexes && r.scope !== undefined) indexes.push(...searchIndexes(r, adapter))
   return { resource: r, name: t, columns, indexes }
+}
+
+/**
+ * The indexes `filter` and `q` use where B-trees cannot (PostgreSQL): a GIN index of the
+ * document as jsonb, which answers an exact match at any path (`jsonb @>`, see
+ * record-conditions.ts), and a trigram index per search column, which answers `~` contains
+ * and `q` (ILIKE). Served families only: nothing filters the others.
+ */
+function searchIndexes(r: Resource, adapter: DialectAdapter): DeclaredIndex[] {
+  const t = r.table
+  const key = adapter.searchDocument('doc')
+  const out: DeclaredIndex[] = [{
+    name: `${t}_doc_search`, columns: [key], unique: false, method: 'gin',
+    keys: [{ sql: key, opclass: 'jsonb_path_ops' }], reads: ['doc'], searchDocument: true,
+    // The planner estimates a containment by testing it on a sample of documents: with the
+    // default 100 a rare value looks like 1% of the rows and the index is passed over for a
+    // walk in keyset order that reads most of the table.
+    statistics: 1000,
+    // Inserts go straight into the index instead of a pending list that only VACUUM merges:
+    // the planner costs a GIN scan by that list too, and after a bulk load (an import, a
+    // seed) it would prefer a sequential scan until autovacuum came by.
+    with: 'fastupdate = off',
+  }]
+  for (const property of r.searchColumns ?? []) {
+    const col = columnName(property)
+    out.push({ name: `${t}_${col}_trgm`, columns: [col], unique: false, method: 'gin', keys: [{ sql: `"${col}"`, opclass: 'gin_trgm_ops' }], extension: 'pg_trgm', with: 'fastupdate = off' })
+  }
+  return out
 }
 
 const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
@@ -77,9 +124,13 @@ export function createTableSql(t: DeclaredTable, adapter: DialectAdapter): strin
 
 export const addColumnSql = (table: string, c: DeclaredColumn) => `ALTER TABLE "${table}" ADD COLUMN "${c.name}" ${c.sqlType}`
 
-export const createIndexSql = (table: string, i: DeclaredIndex) =>
-  `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX "${i.name}" ON "${table}" (${quoted(i.columns)})`
+/** `extensionSchema`: where the index's extension lives (its operator class is named there). */
+export const createIndexSql = (table: string, i: DeclaredIndex, extensionSchema?: string) => i.keys
+  ? `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX "${i.name}" ON "${table}" USING ${i.method ?? 'btree'} (${i.keys.map((k) => `${k.sql} ${i.extension && extensionSchema ? `"${extensionSchema}".` : ''}${k.opclass}`).join(', ')})${i.with ? ` WITH (${i.with})` : ''}`
+  : `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX "${i.name}" ON "${table}" (${quoted(i.columns)})`
 
 export const dropIndexSql = (name: string) => `DROP INDEX "${name}"`
+
+export const indexStatisticsSql = (i: DeclaredIndex) => `ALTER INDEX "${i.name}" ALTER COLUMN 1 SET STATISTICS ${Math.trunc(i.statistics ?? -1)}`
 
 export const dropColumnSql = (table: string, column: string) => `ALTER TABLE "${table}" DROP COLUMN "${column}"`

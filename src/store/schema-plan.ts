@@ -4,7 +4,7 @@
 // column of another type), each named with the family, the column and what to do.
 import type { Resource } from '../resources/declare.js'
 import type { ColumnInfo, DialectAdapter, IndexInfo, TableInfo } from './database.js'
-import { BASE_COLUMNS, declaredTable, type DeclaredColumn, type DeclaredIndex, type DeclaredTable } from './declared-schema.js'
+import { BASE_COLUMNS, declaredTable, indexReads, type DeclaredColumn, type DeclaredIndex, type DeclaredTable } from './declared-schema.js'
 
 export type SchemaStepKind = 'create-table' | 'add-column' | 'create-index' | 'rebuild-index' | 'drop-index' | 'drop-column'
 
@@ -108,7 +108,7 @@ function planTable(declared: DeclaredTable, table: TableInfo, opts: PlanOptions,
       continue
     }
     // The column's own indexes are created in the same step, once it is filled.
-    const indexes = declared.indexes.filter((i) => i.columns.includes(c.name) && i.columns.every((x) => x === c.name || willExist.has(x)))
+    const indexes = declared.indexes.filter((i) => indexReads(i).includes(c.name) && indexReads(i).every((x) => x === c.name || willExist.has(x)))
     indexes.forEach((i) => pendingIndexes.add(i.name))
     willExist.add(c.name)
     steps.push({
@@ -120,12 +120,12 @@ function planTable(declared: DeclaredTable, table: TableInfo, opts: PlanOptions,
 
   for (const i of declared.indexes) {
     if (pendingIndexes.has(i.name)) continue
-    if (!i.columns.every((x) => willExist.has(x))) continue
+    if (!indexReads(i).every((x) => willExist.has(x))) continue
     const live = liveIndexes.get(i.name)
     if (!live) {
       steps.push({
         resourceType: r.type, kind: 'create-index', target: i.name, severity: i.unique ? 'fail' : 'warn', table: declared,
-        description: `create ${i.unique ? 'unique ' : ''}index ${i.name} on ${t} (${i.columns.join(', ')})`, indexes: [i], dropIndexes: [],
+        description: `create ${i.unique ? 'unique ' : ''}${i.method ? `${i.method} ` : ''}index ${i.name} on ${t} (${i.columns.join(', ')})`, indexes: [i], dropIndexes: [],
       })
     } else if (!sameIndex(live, i)) {
       steps.push({
@@ -153,10 +153,11 @@ function sameType(live: ColumnInfo, c: DeclaredColumn): boolean {
 }
 
 function sameIndex(live: IndexInfo, i: DeclaredIndex): boolean {
-  return live.unique === i.unique && live.where === null && live.columns.join(',') === i.columns.join(',')
+  return live.unique === i.unique && live.where === null && live.columns.join(',') === i.columns.join(',') && live.method === (i.method ?? 'btree')
 }
 
-const describeIndex = (i: { unique: boolean; columns: readonly string[] }) => `${i.unique ? 'unique ' : ''}(${i.columns.join(', ')})`
+const describeIndex = (i: { unique: boolean; columns: readonly string[]; method?: string }) =>
+  `${i.unique ? 'unique ' : ''}${i.method && i.method !== 'btree' ? `${i.method} ` : ''}(${i.columns.join(', ')})`
 
 /** One line per way the database differs from the declarations (readiness, diagnostics). */
 export interface SchemaDifference {

@@ -10,7 +10,7 @@
 import { sql } from 'kysely'
 import type { Resource } from '../resources/declare.js'
 import type { Database, Db, DialectAdapter } from './database.js'
-import { addColumnSql, createIndexSql, createTableSql, dropColumnSql, dropIndexSql, type DeclaredColumn } from './declared-schema.js'
+import { addColumnSql, createIndexSql, createTableSql, dropColumnSql, dropIndexSql, indexStatisticsSql, type DeclaredColumn } from './declared-schema.js'
 import { columnValue } from './documents.js'
 import { applyMigration, migrate, migrations, SCHEMA_LOCK, type MigrationResult } from './migrations/index.js'
 import { planSchema, type PlanOptions, type SchemaPlan, type SchemaProblem, type SchemaStep, type SchemaStepKind } from './schema-plan.js'
@@ -147,8 +147,11 @@ async function applyStep(trx: Db, adapter: DialectAdapter, step: SchemaStep): Pr
     rowsFilled = await fillColumn(trx, adapter, step, step.column)
   }
   for (const index of step.indexes) {
+    const extensionSchema = index.extension ? await adapter.ensureExtension(trx, index.extension) : undefined
+    if (index.searchDocument) await adapter.ensureSearchDocument(trx)
     try {
-      await sql.raw(createIndexSql(table, index)).execute(trx)
+      await sql.raw(createIndexSql(table, index, extensionSchema)).execute(trx)
+      if (index.statistics !== undefined) await sql.raw(indexStatisticsSql(index)).execute(trx)
     } catch (err) {
       if (!index.unique) throw err
       throw new SchemaStepError(`${step.resourceType}: cannot create unique index ${index.name} on ${table} (${index.columns.join(', ')}): some records share values there. Make them differ (admin API or import), then run gatehouse migrate again`, { cause: err })
