@@ -1,126 +1,128 @@
-// `npm run bench`: seeds a large data set (100,000 entries, 20,000 products; cached in
-// bench/.data), then measures read endpoints with autocannon (50 connections, 10 s each
-// after a warm-up) against a bare Fastify route sending a ready payload of the same size,
-// in the same run. Prints a table and writes JSON to bench/results/.
-import { spawn, type ChildProcess } from 'node:child_process'
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs'
+// `npm run bench`: read throughput of `gatehouse serve` (compiled, as operators run it) for
+// the work users do — distinct pages of lists, the change feed, detail lookups and filters
+// (no page-cache hits), cached pages, two processes against one — each row followed by a
+// baseline run (a bare Fastify route sending a ready entries page) whose ratio it reports;
+// then a walk of distinct plain and filtered pages over 10k, 100k and 1M entries; and the
+// server's RSS idle and after the run. SQLite by default; PostgreSQL with BENCH_DATABASE_URL.
+// Prints the tables, writes bench/results/*.json and the engine's section of
+// docs/performance.md.
+import { writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import { execFileSync } from 'node:child_process'
 import autocannon from 'autocannon'
-import { pino } from 'pino'
-import { openDatabase } from '../src/store/database.js'
-import { migrate } from '../src/store/migrations/index.js'
-import { ContentStore } from '../src/store/content-store.js'
-import { seedDemo } from '../src/loaders/demo/demo-data.js'
-import { defaultRegistry } from '../src/resources/index.js'
+import { BENCH_TOKEN, startBaseline, startGatehouse, type BenchServer } from './bench-servers.js'
+import { demoDatabase, entriesDatabase, TAGS, WORDS } from './bench-data.js'
+import { writeReport, type BenchReport, type BenchRow } from './bench-report.js'
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 100)
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
-const DB_DIR = 'bench/.data'
-const DB_URL = process.env.BENCH_DATABASE_URL ?? `sqlite:${DB_DIR}/bench-scale${SCALE}.db`
-const TOKEN = 'bench-token'
+const WALK_SIZES = (process.env.BENCH_WALK_SIZES ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number)
+const POSTGRES = process.env.BENCH_DATABASE_URL
+const ENGINE = POSTGRES ? 'postgres' : 'sqlite'
+const API = '/gatehouse/v1'
+const log = (line: string) => process.stderr.write(`${line}\n`)
 
-async function ensureSeeded(): Promise<void> {
-  if (DB_URL.startsWith('sqlite:') && existsSync(DB_URL.slice(7))) return
-  mkdirSync(DB_DIR, { recursive: true })
-  const database = openDatabase(DB_URL)
-  await migrate(database)
-  const started = Date.now()
-  let last = 0
-  const result = await seedDemo(new ContentStore(database, defaultRegistry), {
-    scale: SCALE,
-    onProgress: (done, total) => {
-      if (Date.now() - last > 2000) { last = Date.now(); process.stderr.write(`seeding ${done}/${total}\n`) }
-    },
-  })
-  console.error(`seeded ${result.total} records in ${((Date.now() - started) / 1000).toFixed(1)} s`)
-  await database.close()
+async function get(server: BenchServer, path: string): Promise<{ data: Record<string, unknown>[]; pagination?: { nextCursor?: string | null } }> {
+  const res = await fetch(server.url + API + path, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } })
+  if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
+  return res.json() as never
 }
 
-function startServer(args: string[]): Promise<{ child: ChildProcess; port: number }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts', ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
-    child.stdout?.on('data', (chunk: Buffer) => {
-      const m = /listening (\d+)/.exec(chunk.toString())
-      if (m) resolve({ child, port: Number(m[1]) })
-    })
-    child.on('exit', (code) => reject(new Error(`server exited with ${code}`)))
-  })
+/** Up to `count` distinct pages of `path` (its first page and the cursors after it). */
+async function walk(server: BenchServer, path: string, count: number): Promise<string[]> {
+  const out = [path]
+  let cursor: string | null | undefined = (await get(server, path)).pagination?.nextCursor
+  while (out.length < count && cursor) {
+    const next = `${path}&cursor=${encodeURIComponent(cursor)}`
+    out.push(next)
+    cursor = (await get(server, next)).pagination?.nextCursor
+  }
+  return out
 }
 
-async function load(url: string, seconds: number, paths?: readonly string[]): Promise<autocannon.Result> {
+async function load(url: string, paths: readonly string[], seconds: number): Promise<autocannon.Result> {
   let i = 0
   return autocannon({
-    url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${TOKEN}` },
-    ...(paths ? { requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: paths[i++ % paths.length] }) }] } : {}),
+    url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${BENCH_TOKEN}` },
+    requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: paths[i++ % paths.length] }) }],
   })
 }
 
-interface Row { name: string; path: string; rps: number; p50: number; p99: number; errors: number; non2xx: number; bytes: number; ratio?: number; baselineRps?: number; baselineP99?: number }
+/** One row: a warm-up, the measured run, then the adjacent baseline run. */
+async function measure(name: string, server: BenchServer, baseline: BenchServer, paths: readonly string[], detail: string): Promise<BenchRow> {
+  const full = paths.map((p) => API + p)
+  await load(server.url, full, 2)
+  const r = await load(server.url, full, SECONDS)
+  const b = await load(baseline.url, ['/static'], SECONDS)
+  const row: BenchRow = {
+    name, detail, distinct: new Set(paths).size, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
+    baselineRps: b.requests.average, ratio: r.requests.average / b.requests.average, errors: r.errors + r.non2xx,
+  }
+  log(`${name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ratio ${row.ratio.toFixed(3)}${row.errors ? `, ${row.errors} errors` : ''}`)
+  return row
+}
 
 async function main(): Promise<void> {
-  const log = pino({ level: 'info' })
-  await ensureSeeded()
-  const app = await startServer(['app', DB_URL])
-  const base = `http://127.0.0.1:${app.port}/gatehouse/v1`
-  const probe = async (path: string) => {
-    const res = await fetch(base + path, { headers: { authorization: `Bearer ${TOKEN}` } })
-    if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
-    return res.text()
-  }
-  const entriesPage = await probe('/entries?limit=50')
-  const slug = JSON.parse(entriesPage).data[7].slug as string
-  const cases: { name: string; path: string }[] = [
-    { name: 'entries list', path: '/entries?limit=50' },
-    { name: 'products projected', path: '/products?limit=50&fields=id,title,totalStock' },
-    { name: 'products filtered', path: '/products?limit=50&filter=hasUnlimitedStock:false,title:~a' },
-    { name: 'entry detail', path: `/entries/show?slug=${encodeURIComponent(slug)}` },
-    { name: 'changes feed', path: '/changes?limit=200' },
-  ]
-  for (const c of cases) await probe(c.path)
-  // Distinct pages (more than the page cache holds), so every request is a real query.
-  const walkPaths: string[] = []
-  let cursor: string | null = null
-  while (walkPaths.length < 600) {
-    const page = JSON.parse(await probe(`/entries?limit=50${cursor ? `&cursor=${cursor}` : ''}`))
-    cursor = page.pagination.nextCursor
-    if (!cursor) break
-    walkPaths.push(`/entries?limit=50&cursor=${cursor}`)
+  log('building dist/ (npm run build)')
+  execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' })
+  const demoUrl = await demoDatabase(POSTGRES, SCALE, log)
+  const walkUrls = new Map<number, string>()
+  for (const size of WALK_SIZES) walkUrls.set(size, await entriesDatabase(POSTGRES, size, log))
+
+  const report: BenchReport = { engine: ENGINE, at: new Date().toISOString(), scale: SCALE, seconds: SECONDS, connections: CONNECTIONS, node: process.version, rows: [], walk: [], memory: {} }
+  let server = await startGatehouse(demoUrl)
+  await new Promise((r) => setTimeout(r, 2000))
+  report.memory.idleRssMb = server.rssMb()
+
+  // Paths, collected before any measurement.
+  const entryPages = await walk(server, '/entries?limit=50', 600)
+  const feedPages = await walk(server, '/changes?limit=200', 400)
+  const entries = (await Promise.all(entryPages.slice(0, 12).map((p) => get(server, p)))).flatMap((page) => page.data)
+  const details = entries.slice(0, 600).map((e) => `/entries/show?slug=${encodeURIComponent(String(e.slug))}&section=${encodeURIComponent(String(e.section))}`)
+  const products = (await Promise.all((await walk(server, '/products?limit=200&fields=title,defaultSku', 4)).map((p) => get(server, p)))).flatMap((page) => page.data)
+  const fragments = [...new Set(products.flatMap((p) => String(p.title).toLowerCase().match(/[a-z]{3}/g) ?? []))]
+  const containsPages = (await Promise.all(fragments.slice(0, 120).map((f) => walk(server, `/products?limit=50&filter=${encodeURIComponent(`title:~${f}`)}`, 3)))).flat()
+  const exactPages = products.slice(0, 600).map((p) => `/products?limit=50&filter=${encodeURIComponent(`variants.sku:${String(p.defaultSku)}`)}`)
+  const payloadFile = join('bench/.data', 'baseline-payload.json')
+  writeFileSync(payloadFile, JSON.stringify(await get(server, '/entries?limit=50')))
+  const baseline = await startBaseline(payloadFile)
+
+  const rows = report.rows
+  rows.push(await measure('distinct entries pages', server, baseline, entryPages, '`/entries?limit=50&cursor=…`'))
+  rows.push(await measure('distinct filtered pages, contains', server, baseline, containsPages, '`/products?filter=title:~<3 letters>` (+ cursors)'))
+  rows.push(await measure('distinct filtered pages, exact', server, baseline, exactPages, '`/products?filter=variants.sku:<sku>`'))
+  rows.push(await measure('distinct /changes pages', server, baseline, feedPages, '`/changes?limit=200&cursor=…`'))
+  rows.push(await measure('distinct detail lookups', server, baseline, details, '`/entries/show?slug=…&section=…`'))
+  rows.push(await measure('cached page, entries', server, baseline, ['/entries?limit=50'], '`/entries?limit=50` repeated'))
+  rows.push(await measure('cached page, filtered products', server, baseline, ['/products?limit=50&filter=hasUnlimitedStock:false,title:~a'], '`/products?filter=hasUnlimitedStock:false,title:~a` repeated'))
+  report.memory.afterRunRssMb = server.rssMb()
+  await server.stop()
+
+  if (ENGINE === 'postgres') {
+    server = await startGatehouse(demoUrl, 2)
+    rows.push(await measure('distinct entries pages, 2 processes', server, baseline, entryPages, '`serve --workers 2`, same walk'))
+    await server.stop()
   }
 
-  // The baseline runs right after each case and the ratio uses that adjacent run: the
-  // machine is shared, and a baseline measured minutes apart would compare different loads.
-  const payloadFile = join(DB_DIR, 'baseline-payload.json')
-  writeFileSync(payloadFile, entriesPage)
-  const baseline = await startServer(['baseline', payloadFile])
-  const baselineUrl = `http://127.0.0.1:${baseline.port}/static`
-  const rows: Row[] = []
-  const run = async (url: string, paths?: readonly string[]) => {
-    await load(url, 2, paths) // warm-up
-    return load(url, DURATION, paths)
+  for (const [size, url] of walkUrls) {
+    server = await startGatehouse(url)
+    const plain = await walk(server, '/entries?limit=20', 500)
+    const contains = (await Promise.all(WORDS.map((w) => walk(server, `/entries?limit=20&filter=${encodeURIComponent(`title:~${w.slice(1, 4)}`)}`, 15)))).flat()
+    const exact = Array.from({ length: 500 }, (_, i) => `/entries?limit=20&filter=${encodeURIComponent(`fields.tagIds:${(i * 37) % TAGS}`)}`)
+    for (const [kind, paths] of [['plain', plain], ['contains', contains], ['exact', exact]] as const) {
+      const row = await measure(`${size.toLocaleString('en')} entries, ${kind}`, server, baseline, paths, '')
+      report.walk.push({ size, kind, rps: row.rps, p50: row.p50, p99: row.p99, ratio: row.ratio, distinct: row.distinct, errors: row.errors })
+    }
+    await server.stop()
   }
-  const toRow = (name: string, path: string, r: autocannon.Result): Row =>
-    ({ name, path, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, errors: r.errors, non2xx: r.non2xx, bytes: r.throughput.average / Math.max(1, r.requests.average) })
-  const measure = async (name: string, url: string, path: string, paths?: readonly string[]) => {
-    const row = toRow(name, path, await run(url, paths))
-    const base = toRow('baseline', '/static', await run(baselineUrl))
-    rows.push({ ...row, ratio: row.rps / base.rps, baselineRps: base.rps, baselineP99: base.p99 })
-  }
-  for (const c of cases) await measure(c.name, base + c.path, c.path)
-  await measure(`entries pages, ${walkPaths.length} distinct cursors (${walkPaths.length > 256 ? 'no cache hits' : 'fewer than the cache holds'})`, base, '/entries?limit=50&cursor=…', walkPaths.map((p) => `/gatehouse/v1${p}`))
-  app.child.kill()
-  baseline.child.kill()
+  await baseline.stop()
 
-  console.log(`\nGatehouse read benchmark — ${CONNECTIONS} connections, ${DURATION} s each, scale ${SCALE}, ${DB_URL.split(':')[0]}\n`)
-  console.log('Each row is followed by a baseline run (a bare Fastify route sending a ready payload the size of an entries page);')
-  console.log('the ratio is to that adjacent baseline.\n')
-  console.log('| endpoint | req/s | p50 ms | p99 ms | baseline req/s | ratio to baseline | errors | non-2xx |')
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|')
-  for (const r of rows) console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50} | ${r.p99} | ${(r.baselineRps ?? 0).toFixed(0)} | ${(r.ratio ?? 0).toFixed(2)} | ${r.errors} | ${r.non2xx} |`)
   mkdirSync('bench/results', { recursive: true })
-  const file = `bench/results/read-${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-  writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), scale: SCALE, connections: CONNECTIONS, seconds: DURATION, database: DB_URL.split(':')[0], rows }, null, 2))
-  log.info(`wrote ${file}`)
+  const file = `bench/results/read-${ENGINE}-${report.at.replace(/[:.]/g, '-')}.json`
+  writeFileSync(file, JSON.stringify(report, null, 2))
+  console.log(writeReport(report))
+  log(`wrote ${file} and the ${ENGINE} section of docs/performance.md`)
 }
 
 await main()

@@ -14,7 +14,9 @@ test('README starts with npm install && npm start, then npm test', () => {
   assert.equal(blocks[0], 'npm install && npm start')
   assert.equal(blocks[1], 'npm test')
   assert.ok(readme.indexOf('npm install && npm start') < readme.indexOf('## '), 'the commands come before any section')
-  assert.match(pkg.scripts.start, /src\/cli\/main\.ts start$/)
+  // npm install builds dist/ (prepare); npm start runs it through the launcher.
+  assert.equal(pkg.scripts.start, 'node bin/gatehouse.js start')
+  assert.equal(pkg.scripts.prepare, 'node scripts/build.mjs')
   assert.equal(pkg.scripts.test, 'node scripts/run-tests.mjs')
   assert.equal(pkg.bin.gatehouse, 'bin/gatehouse.js')
 })

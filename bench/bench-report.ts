@@ -1,0 +1,74 @@
+// The benchmark's tables, printed and written into docs/performance.md between the markers of
+// the engine measured, so the document always shows the figures of the last run per engine.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+
+export interface BenchRow {
+  readonly name: string
+  readonly detail: string
+  readonly distinct: number
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly baselineRps: number
+  readonly ratio: number
+  readonly errors: number
+}
+
+export interface WalkRow {
+  readonly size: number
+  readonly kind: 'plain' | 'contains' | 'exact'
+  readonly distinct: number
+  readonly rps: number
+  readonly p50: number
+  readonly p99: number
+  readonly ratio: number
+  readonly errors: number
+}
+
+export interface BenchReport {
+  readonly engine: 'sqlite' | 'postgres'
+  readonly at: string
+  readonly scale: number
+  readonly seconds: number
+  readonly connections: number
+  readonly node: string
+  readonly rows: BenchRow[]
+  readonly walk: WalkRow[]
+  readonly memory: { idleRssMb?: number; afterRunRssMb?: number }
+}
+
+const DOC = 'docs/performance.md'
+const fixed = (n: number, digits = 0) => n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+export function renderReport(r: BenchReport): string {
+  const lines = [
+    `Measured ${r.at.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`${r.engine === 'postgres' ? ' with `BENCH_DATABASE_URL`' : ''}: ${r.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, demo data at scale ${r.scale}, ${r.connections} connections, ${r.seconds} s per run, Node ${r.node}.`,
+    '',
+    '| work | requests | distinct paths | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.errors} |`),
+    '',
+    `Memory of the serving process: ${fixed(r.memory.idleRssMb ?? 0)} MB RSS idle (after start-up), ${fixed(r.memory.afterRunRssMb ?? 0)} MB after the rows above.`,
+    '',
+    'Walk of distinct pages (`limit=20`) by table size: plain keyset pages, `filter=title:~…` (contains) and `filter=fields.tagIds:N` (exact, a document path).',
+    '',
+    '| entries | pages | distinct paths | req/s | p50 ms | p99 ms | ratio | errors |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|',
+    ...r.walk.map((w) => `| ${fixed(w.size)} | ${w.kind} | ${fixed(w.distinct)} | ${fixed(w.rps)} | ${w.p50} | ${w.p99} | ${fixed(w.ratio, 3)} | ${w.errors} |`),
+  ]
+  return lines.join('\n')
+}
+
+/** Writes the report into the engine's section of docs/performance.md; returns the section. */
+export function writeReport(r: BenchReport): string {
+  const section = renderReport(r)
+  const start = `<!-- bench:${r.engine} -->`
+  const end = `<!-- /bench:${r.engine} -->`
+  if (existsSync(DOC)) {
+    const doc = readFileSync(DOC, 'utf8')
+    const from = doc.indexOf(start)
+    const to = doc.indexOf(end)
+    if (from >= 0 && to > from) writeFileSync(DOC, `${doc.slice(0, from + start.length)}\n${section}\n${doc.slice(to)}`)
+  }
+  return section
+}

@@ -1,0 +1,85 @@
+// The processes a benchmark measures: Gatehouse as operators run it (`gatehouse serve` from
+// the compiled JavaScript in dist/, optionally `--workers N`), and the baseline, a bare
+// Fastify route sending a ready payload. Both are started fresh and stopped by the caller.
+import { spawn, type ChildProcess } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+
+export const BENCH_TOKEN = 'bench-token'
+
+export interface BenchServer {
+  readonly url: string
+  readonly child: ChildProcess
+  /** Resident set size of the serving process(es) in MB (workers summed with their primary). */
+  rssMb(): number
+  stop(): Promise<void>
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0))
+    })
+  })
+}
+
+/** RSS of a process and its children (cluster workers), from /proc. */
+function treeRssKb(pid: number): number {
+  const status = (p: number) => { try { return readFileSync(`/proc/${p}/status`, 'utf8') } catch { return '' } }
+  const rss = Number(/VmRSS:\s+(\d+)/.exec(status(pid))?.[1] ?? 0)
+  let children: number[] = []
+  try {
+    children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch { /* no children file */ }
+  return rss + children.reduce((sum, c) => sum + treeRssKb(c), 0)
+}
+
+async function waitUntilLive(url: string, child: ChildProcess, path: string): Promise<void> {
+  const deadline = Date.now() + 120_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited with ${child.exitCode}`)
+    if (await fetch(url + path).then((r) => r.ok, () => false)) return
+    if (Date.now() > deadline) throw new Error(`server at ${url} did not come up`)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () => new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.once('exit', () => resolve())
+    child.kill('SIGTERM')
+  })
+}
+
+/** `gatehouse serve` on `databaseUrl`, rate limits off, the bench token valid for every read. */
+export async function startGatehouse(databaseUrl: string, workers = 1): Promise<BenchServer> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['bin/gatehouse.js', 'serve', '--port', String(port), ...(workers > 1 ? ['--workers', String(workers)] : [])], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      GATEHOUSE_RUN_SOURCE: '0',
+      PLUGIN_GATEHOUSE_DATABASE_URL: databaseUrl,
+      PLUGIN_GATEHOUSE_API_TOKEN: BENCH_TOKEN,
+      PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0',
+      PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn',
+      PLUGIN_GATEHOUSE_HOST: '127.0.0.1',
+    },
+  })
+  const url = `http://127.0.0.1:${port}`
+  await waitUntilLive(url, child, '/livez')
+  return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
+}
+
+/** The baseline: a bare Fastify route answering `payload` (bench/baseline-server.ts). */
+export async function startBaseline(payloadFile: string): Promise<BenchServer> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', payloadFile, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  await waitUntilLive(url, child, '/static')
+  return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
+}
