@@ -58,6 +58,9 @@ export async function runPrimary(settings: Settings, count: number, onListening:
     live.add(worker)
     worker.on('message', (m: WorkerMessage) => {
       if (m?.type !== 'listening') return
+      // A worker still starting when the stop was sent may have missed it (it listens for the
+      // message only once its code has loaded): tell it again now that it is up.
+      if (stopping) return void worker.send({ type: 'shutdown' } satisfies PrimaryMessage)
       listening.add(worker)
       if (!announced && listening.size >= count) {
         announced = true
