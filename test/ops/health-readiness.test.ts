@@ -89,6 +89,8 @@ for (const dialect of await testDialects()) {
       // Problems first (gatehouse migrate stops on them), then the steps it would take.
       assert.deepEqual(differences.map((d) => [d.resourceType, d.kind, d.severity]), [
         ['donations', 'retyped-column', 'fail'], ['products', 'create-index', 'warn'], ['variants', 'create-index', 'fail'], ['donations', 'create-index', 'warn'],
+        // PostgreSQL also lost the title's trigram index with the column.
+        ...(dialect === 'postgres' ? [['donations', 'create-index', 'warn']] : []),
       ])
       assert.match(differences[0].message, /^donations: column "title" \(title\) of table donations is \w+ in the database but declared text/)
 
