@@ -49,22 +49,14 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
   }
   const snapshot = (column: 'doc' | 'sensitive', of: readonly FeedFamily[]) =>
     of.length === 0 ? 'NULL' : `CASE WHEN c.action = 'deleted' THEN NULL ELSE CASE c.resource_type ${of.map((f) => lookup(column, f)).join(' ')} END END`
-  st.text = `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${snapshot('doc', families)}, `
-  st.text += `${snapshot('sensitive', families.filter((f) => f.withSensitive && f.resource.sensitiveKeys.length > 0))} FROM change_log c`
-  st.text += ` WHERE c.seq > ${st.param(q.afterSeq)} AND c.resource_type IN (${families.map((f) => sqlLiteral(f.resource.changeType)).join(', ')})`
-  if (q.updatedSince !== undefined) st.text += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
-  if (q.action !== undefined) st.text += ` AND c.action = ${st.param(q.action)}`
-  const bounded = families.filter((f) => f.boundary !== undefined)
-  if (bounded.length > 0) {
-    st.prepare = false
-    st.text += ` AND (${bounded.map((f) => {
-      const b = f.boundary as NonNullable<FeedFamily['boundary']>
-      const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', b.conditions)})`
-      const deleted = b.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${b.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
-      return `(c.resource_type = ${sqlLiteral(f.resource.changeType)} AND (${inside}${deleted}))`
-    }).join(' OR ')})`
-  }
-  st.text += ` ORDER BY c.seq LIMIT ${Math.trunc(q.limit)}`
+  const docs = snapshot('doc', families)
+  const sensitive = snapshot('sensitive', families.filter((f) => f.withSensitive && f.resource.sensitiveKeys.length > 0))
+  // The page of each type by its (type, seq) index, at most `limit` rows each, then merged:
+  // one `resource_type IN (…) ORDER BY seq` would make SQLite read every later change of
+  // each type and sort them all, a cost that grows with the log, not with the page.
+  const branches = families.map((f, i) => `SELECT * FROM (${typePage(st, q, f)}) p${i}`)
+  st.text = `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs}, ${sensitive}`
+  st.text += ` FROM (${branches.join(' UNION ALL ')}) c ORDER BY c.seq LIMIT ${Math.trunc(q.limit)}`
   const rows = await database.read(st.text, st.params, { prepare: st.prepare })
   return rows.map((r) => ({
     seq: Number(r[0]),
@@ -76,4 +68,20 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
     doc: (r[6] as string | null) ?? null,
     sensitive: (r[7] as string | null) ?? null,
   }))
+}
+
+/** One type's changes after the position, in sequence order, as many as a page can hold. */
+function typePage(st: ReadStatement, q: ChangePageQuery, f: FeedFamily): string {
+  let text = `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at FROM change_log c`
+  text += ` WHERE c.resource_type = ${sqlLiteral(f.resource.changeType)} AND c.seq > ${st.param(q.afterSeq)}`
+  if (q.updatedSince !== undefined) text += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
+  if (q.action !== undefined) text += ` AND c.action = ${st.param(q.action)}`
+  if (f.boundary) {
+    // A workflow's read boundary: records inside it now, and deletes of the ids it names.
+    st.prepare = false
+    const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
+    const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
+    text += ` AND (${inside}${deleted})`
+  }
+  return `${text} ORDER BY c.seq LIMIT ${Math.trunc(q.limit)}`
 }
