@@ -49,11 +49,25 @@ async function load(url: string, paths: readonly string[], seconds: number): Pro
   })
 }
 
+/**
+ * Waits until the server answers at once again: requests autocannon left queued (slow ones on
+ * SQLite, which answers one at a time) would otherwise run into the next measurement.
+ */
+async function drained(server: BenchServer): Promise<void> {
+  for (let quick = 0; quick < 3;) {
+    const started = Date.now()
+    await fetch(`${server.url}/livez`).catch(() => undefined)
+    quick = Date.now() - started < 20 ? quick + 1 : 0
+  }
+}
+
 /** One row: a warm-up, the measured run, then the adjacent baseline run. */
 async function measure(name: string, server: BenchServer, baseline: BenchServer, paths: readonly string[], detail: string): Promise<BenchRow> {
   const full = paths.map((p) => API + p)
   await load(server.url, full, 2)
+  await drained(server)
   const r = await load(server.url, full, SECONDS)
+  await drained(server)
   const b = await load(baseline.url, ['/static'], SECONDS)
   const row: BenchRow = {
     name, detail, distinct: new Set(paths).size, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,

@@ -73,7 +73,7 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
 /** One type's changes after the position, in sequence order, as many as a page can hold. */
 function typePage(st: ReadStatement, q: ChangePageQuery, f: FeedFamily): string {
   let text = `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at FROM change_log c`
-  text += ` WHERE c.resource_type = ${sqlLiteral(f.resource.changeType)} AND c.seq > ${st.param(q.afterSeq)}`
+  text += ` WHERE ${st.adapter.changesOfTypeAfter('c', sqlLiteral(f.resource.changeType), st.param(q.afterSeq))}`
   if (q.updatedSince !== undefined) text += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
   if (q.action !== undefined) text += ` AND c.action = ${st.param(q.action)}`
   if (f.boundary) {
@@ -83,5 +83,5 @@ function typePage(st: ReadStatement, q: ChangePageQuery, f: FeedFamily): string 
     const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
     text += ` AND (${inside}${deleted})`
   }
-  return `${text} ORDER BY c.seq LIMIT ${Math.trunc(q.limit)}`
+  return `${text} ORDER BY c.resource_type, c.seq LIMIT ${Math.trunc(q.limit)}`
 }

@@ -58,6 +58,15 @@ export interface DialectAdapter {
   textAt(ref: string, path: readonly string[]): string
   /** Case-insensitive LIKE of `expr` against the pattern parameter `placeholder`. */
   ilike(expr: string, placeholder: string): string
+  /**
+   * Change-log rows (alias `alias`) of one type after a position, written so that the engine
+   * walks its (resource_type, seq) index in order. PostgreSQL gets the type as a range: with an
+   * equality it treats the type as fixed and may walk the primary key instead, reading every
+   * later change of the other types when it thinks the type is spread evenly through the log.
+   */
+  changesOfTypeAfter(alias: string, typeLiteral: string, seqPlaceholder: string): string
+  /** Whether the text of `ref` (a document column) holds the text parameter `placeholder` (case-sensitive). */
+  textContainsSql(ref: string, placeholder: string): string
   /** Whether a text column contains `text` exactly (case-sensitive, no wildcards; Kysely reads). */
   contains(column: string, text: string): RawBuilder<boolean>
   /** EXISTS over the elements of an array at `path`, testing `test(elementRef)`. */
@@ -232,6 +241,8 @@ const sqliteAdapter: DialectAdapter = {
   jsonAt: (ref, path) => `(${ref} -> ${jsonPath(path)})`,
   textAt: (ref, path) => `(${ref} ->> ${jsonPath(path)})`,
   ilike: (expr, placeholder) => `(${expr} LIKE ${placeholder} ESCAPE '\\')`,
+  textContainsSql: (ref, placeholder) => `(instr(${ref}, ${placeholder}) > 0)`,
+  changesOfTypeAfter: (alias, type, seq) => `${alias}.resource_type = ${type} AND ${alias}.seq > ${seq}`,
   anyElement: (ref, path, test) => `EXISTS (SELECT 1 FROM json_each(${ref}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
   contains: (column, text) => sql<boolean>`(instr(${sql.ref(column)}, ${text}) > 0)`,
   // json_each's value is the SQL value for scalars and JSON text for objects and arrays.
@@ -302,6 +313,8 @@ const postgresAdapter: DialectAdapter = {
   jsonAt: (ref, path) => `((${pgReadableSql(ref)} #> ${pgPath(path)})::text)`,
   textAt: (ref, path) => `(${pgReadableSql(ref)} #>> ${pgPath(path)})`,
   ilike: (expr, placeholder) => `(${expr} ILIKE ${placeholder} ESCAPE '\\')`,
+  textContainsSql: (ref, placeholder) => `(strpos(${ref}::text, ${placeholder}) > 0)`,
+  changesOfTypeAfter: (alias, type, seq) => `(${alias}.resource_type, ${alias}.seq) > (${type}, ${seq}) AND ${alias}.resource_type <= ${type}`,
   anyElement: (ref, path, test) =>
     `EXISTS (SELECT 1 FROM json_array_elements(CASE WHEN json_typeof(${pgReadableSql(ref)} #> ${pgPath(path)}) = 'array' THEN ${pgReadableSql(ref)} #> ${pgPath(path)} ELSE '[]'::json END) AS el(value) WHERE ${test('el.value')})`,
   elementJsonAt: (element, path) => `((${element} #> ${pgPath(path)})::text)`,

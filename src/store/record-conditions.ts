@@ -178,6 +178,11 @@ function documentPathSql(st: ReadStatement, alias: string, t: PathTest): string 
   st.prepare = false
   const a = st.adapter
   const source = `${alias}.${t.source}`
+  // An exact match of a scalar needs its JSON text, or the string's, somewhere in the stored
+  // document (written by JSON.stringify, so in that form): a cheap text search that spares
+  // reading the path from most documents (SQLite has no index for it).
+  const candidates = t.op === 'exact' && !/^\s*[[{]/.test(t.value) ? [...new Set([t.value, JSON.stringify(t.value)])] : []
+  const prefilter = candidates.length > 0 ? `(${candidates.map((c) => a.textContainsSql(source, st.param(c))).join(' OR ')}) AND ` : ''
   // A placeholder per use: SQLite's are positional.
   const compare = (jsonExpr: string, textExpr: string) => t.op === 'like'
     ? a.ilike(textExpr, st.param(t.value))
@@ -185,9 +190,9 @@ function documentPathSql(st: ReadStatement, alias: string, t: PathTest): string 
     : `(${jsonExpr} = ${st.param(t.value)} OR (${textExpr} = ${st.param(t.value)} AND ${jsonExpr} LIKE '"%'))`
   if (t.arrayAt === undefined) {
     const scalar = compare(a.jsonAt(source, t.path), a.textAt(source, t.path))
-    if (!t.orElements) return scalar
-    return `(${scalar} OR ${a.anyElement(source, t.path, (el) => compare(a.elementJsonAt(el, []), a.elementTextAt(el, [])))})`
+    if (!t.orElements) return `(${prefilter}${scalar})`
+    return `(${prefilter}(${scalar} OR ${a.anyElement(source, t.path, (el) => compare(a.elementJsonAt(el, []), a.elementTextAt(el, [])))}))`
   }
   const inner = t.path.slice(t.arrayAt)
-  return a.anyElement(source, t.path.slice(0, t.arrayAt), (el) => compare(a.elementJsonAt(el, inner), a.elementTextAt(el, inner)))
+  return `(${prefilter}${a.anyElement(source, t.path.slice(0, t.arrayAt), (el) => compare(a.elementJsonAt(el, inner), a.elementTextAt(el, inner)))})`
 }
