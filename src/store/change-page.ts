@@ -3,7 +3,7 @@
 // by id (a primary-key lookup per row), with the caller's visibility conditions evaluated in
 // the same lookup. No document is parsed; a page costs one query however many types it has.
 import type { Resource } from '../resources/declare.js'
-import type { ChangeAction, ChangePageQuery } from './change-log.js'
+import type { ChangeAction, ChangePageQuery, ChangeRow } from './change-log.js'
 import type { Database } from './database.js'
 import { ReadStatement, sqlLiteral, sqlName } from './read-statement.js'
 import { conditionsSql, type Condition } from './record-conditions.js'
@@ -21,13 +21,7 @@ export interface FeedFamily {
   readonly boundary?: { readonly conditions: readonly Condition[]; readonly deletedIds: readonly number[] }
 }
 
-export interface ChangePageRow {
-  readonly seq: number
-  readonly resourceType: string
-  readonly resourceId: number
-  readonly action: ChangeAction
-  readonly occurredAt: number
-  readonly updatedAt: number
+export interface ChangePageRow extends ChangeRow {
   /**
    * The record's current public document; null when the change is a delete or the record is
    * gone, `''` when the record exists but the caller may not see it.
