@@ -6,7 +6,6 @@
 // ever. Appends therefore take a transaction-scoped advisory lock just before inserting
 // (the last step of every write transaction), so numbers are assigned and committed in
 // the same order. SQLite has one writer at a time and needs nothing.
-import type { Expression, ExpressionBuilder, SqlBool } from 'kysely'
 import type { Resource } from '../resources/index.js'
 import type { Db, DialectAdapter } from './database.js'
 import { setMeta } from './meta.js'
@@ -59,13 +58,8 @@ export async function appendChanges(tx: Db, adapter: DialectAdapter, events: Cha
   }
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type ChangeExpressionBuilder = ExpressionBuilder<any, any>
-
 export interface ChangePageQuery {
   readonly afterSeq: number
-  /** A further condition on change rows (a read boundary's), applied in the query. */
-  readonly restrict?: (eb: ChangeExpressionBuilder) => Expression<SqlBool>
   readonly types?: readonly string[]
   readonly updatedSince?: number
   readonly action?: string
@@ -80,7 +74,6 @@ export async function readChanges(db: Db, q: ChangePageQuery): Promise<ChangeRow
   if (q.types && q.types.length > 0) query = query.where('resource_type', 'in', q.types)
   if (q.updatedSince !== undefined) query = query.where('updated_at', '>=', q.updatedSince)
   if (q.action !== undefined) query = query.where('action', '=', q.action)
-  if (q.restrict) query = query.where(q.restrict)
   const rows = await query.orderBy('seq').limit(q.limit).execute()
   return rows.map((r) => ({
     seq: Number(r.seq),

@@ -74,15 +74,4 @@ export class RecordReader {
     const rows = await this.database.read(st.text, st.params, { prepare: false })
     return new Set(rows.map((row) => Number(row[0])))
   }
-
-  /** Documents of several records by id. */
-  async docsByIds(r: Resource, ids: readonly number[], withSensitive: boolean): Promise<Map<number, RecordRow>> {
-    const out = new Map<number, RecordRow>()
-    if (ids.length === 0) return out
-    const st = new ReadStatement(this.database.adapter)
-    this.select(st, r, 'updated_at', withSensitive)
-    st.text += ` WHERE t.id IN (${ids.map((id) => st.param(id)).join(', ')})`
-    for (const row of await this.database.read(st.text, st.params, { prepare: false })) out.set(Number(row[0]), toRow(row))
-    return out
-  }
 }
