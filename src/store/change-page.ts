@@ -1,7 +1,8 @@
-// A page of the change feed with its snapshots in one statement: the change log walked in
-// sequence order (its primary key), and for each change the current document of its record
-// by id (a primary-key lookup per row), with the caller's visibility conditions evaluated in
-// the same lookup. No document is parsed; a page costs one query however many types it has.
+// A page of the change feed with its snapshots in one statement: the page of the change log
+// (its (type, seq) index, in sequence order), then for each of its changes the current
+// document of its record by id (a primary-key lookup per row), with the caller's visibility
+// conditions evaluated in the same lookup. No document is parsed; a page costs one query
+// however many types it has.
 import type { Resource } from '../resources/declare.js'
 import type { ChangeAction, ChangePageQuery, ChangeRow } from './change-log.js'
 import type { Database } from './database.js'
@@ -35,6 +36,8 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
   if (families.length === 0) return []
   const st = new ReadStatement(database.adapter)
   const a = st.adapter
+  // First in the text, so its parameters come first (SQLite's are positional).
+  const page = logPage(st, q, families)
   // One scalar subquery per type, chosen by the row's type: an index lookup by id.
   const lookup = (column: 'doc' | 'sensitive', f: FeedFamily) => {
     const text = a.docSql(`t.${column}`)
@@ -45,12 +48,13 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
     of.length === 0 ? 'NULL' : `CASE WHEN c.action = 'deleted' THEN NULL ELSE CASE c.resource_type ${of.map((f) => lookup(column, f)).join(' ')} END END`
   const docs = snapshot('doc', families)
   const sensitive = snapshot('sensitive', families.filter((f) => f.withSensitive && f.resource.sensitiveKeys.length > 0))
-  // The page of each type by its (type, seq) index, at most `limit` rows each, then merged:
-  // one `resource_type IN (…) ORDER BY seq` would make SQLite read every later change of
-  // each type and sort them all, a cost that grows with the log, not with the page.
-  const branches = families.map((f, i) => `SELECT * FROM (${typePage(st, q, f)}) p${i}`)
-  st.text = `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs}, ${sensitive}`
-  st.text += ` FROM (${branches.join(' UNION ALL ')}) c ORDER BY c.seq LIMIT ${Math.trunc(q.limit)}`
+  // The page of the log first, documents after: with the lookups in the same SELECT as the
+  // log's ORDER BY … LIMIT, SQLite looked up the document of every change it sorted (up to a
+  // page per type) and carried them through the sort; materialized, a page costs one lookup
+  // per change it shows.
+  st.text = `WITH page AS MATERIALIZED (${page})`
+  st.text += ` SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs}, ${sensitive}`
+  st.text += ` FROM page c ORDER BY c.seq`
   const rows = await database.read(st.text, st.params, { prepare: st.prepare })
   return rows.map((r) => ({
     seq: Number(r[0]),
@@ -64,18 +68,34 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
   }))
 }
 
-/** One type's changes after the position, in sequence order, as many as a page can hold. */
-function typePage(st: ReadStatement, q: ChangePageQuery, f: FeedFamily): string {
-  let text = `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at FROM change_log c`
-  text += ` WHERE ${st.adapter.changesOfTypeAfter('c', sqlLiteral(f.resource.changeType), st.param(q.afterSeq))}`
-  if (q.updatedSince !== undefined) text += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
-  if (q.action !== undefined) text += ` AND c.action = ${st.param(q.action)}`
-  if (f.boundary) {
-    // A workflow's read boundary: records inside it now, and deletes of the ids it names.
-    st.prepare = false
-    const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
-    const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
-    text += ` AND (${inside}${deleted})`
+const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at'
+
+/**
+ * The page's change-log rows, in sequence order: the engine's own form of "these types after
+ * this position" (the adapter's `changesOfTypesAfter`). A type under a read boundary (a
+ * bounded workflow's open run) is read on its own with the boundary's conditions, and the
+ * pages merged.
+ */
+function logPage(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): string {
+  const limit = Math.trunc(q.limit)
+  // Parameters in the order the text uses them (SQLite's are positional): one set per SELECT.
+  const select = (of: readonly FeedFamily[], boundary?: FeedFamily) => {
+    const after = st.param(q.afterSeq)
+    let more = ''
+    if (q.updatedSince !== undefined) more += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
+    if (q.action !== undefined) more += ` AND c.action = ${st.param(q.action)}`
+    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, of.map((f) => sqlLiteral(f.resource.changeType)), after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
   }
-  return `${text} ORDER BY c.resource_type, c.seq LIMIT ${Math.trunc(q.limit)}`
+  if (families.every((f) => !f.boundary)) return select(families)
+  const branches = families.map((f, i) => `SELECT * FROM (${select([f], f)}) b${i}`)
+  return `SELECT * FROM (${branches.join(' UNION ALL ')}) c ORDER BY c.seq LIMIT ${limit}`
+}
+
+/** A workflow's read boundary: records inside it now, and deletes of the ids it names. */
+function boundaryCondition(st: ReadStatement, f: FeedFamily): string {
+  if (!f.boundary) return ''
+  st.prepare = false
+  const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
+  const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
+  return ` AND (${inside}${deleted})`
 }

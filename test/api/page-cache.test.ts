@@ -7,6 +7,7 @@ import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { openDatabase } from '../../src/store/database.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import { defaultRegistry } from '../../src/resources/index.js'
+import { PageCache } from '../../src/api/page-cache.js'
 
 test('a cached page is dropped by a write through this process or another one', async () => {
   const app = await buildTestApp({ dialect: 'sqlite' })
@@ -50,4 +51,26 @@ test('callers with different scopes never share a cached page', async () => {
   } finally {
     await app.close()
   }
+})
+
+test('a page is kept from its second request on, so a walk of distinct pages does not churn the cache', async () => {
+  let version = '1'
+  const cache = new PageCache(() => version, 4)
+  let computed = 0
+  const page = (key: string) => cache.through(key, async () => `${key}@${version}#${++computed}`)
+  // Asked for once: computed, not kept. Asked again soon: computed once more and kept.
+  for (const key of ['a', 'b', 'c', 'd']) await page(key)
+  assert.equal(await page('a'), 'a@1#5')
+  assert.equal(await page('a'), 'a@1#5')
+  // A walk longer than the cache holds: its pages are never kept, so a page asked for again
+  // only after the walk is computed again.
+  for (let i = 1; i <= 8; i++) await page(`w${i}`)
+  assert.equal(computed, 13)
+  assert.equal(await page('w1'), 'w1@1#14')
+  assert.equal(await page('w1'), 'w1@1#15')
+  assert.equal(await page('w1'), 'w1@1#15')
+  // A write drops every kept page; a key asked for before is kept again at its next request.
+  version = '2'
+  assert.equal(await page('w1'), 'w1@2#16')
+  assert.equal(await page('w1'), 'w1@2#16')
 })

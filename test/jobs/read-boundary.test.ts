@@ -32,9 +32,12 @@ for (const dialect of await testDialects()) {
     const wf = await app.define({ name: 'News and shirts', credentialId: w.id, boundary: { sections: ['news'], entryIds: [named.id as number], productIds: [inside] } })
     const unbounded = await app.define({ name: 'Unbounded', credentialId: w.id, templateKey: 'other' })
 
-    // Before the run: everything, and these pages land in the page cache (SQLite).
-    assert.equal(ids(await app.get(`${V1}/products`, w.token)).length, 2)
-    assert.equal(ids(await app.get(`${V1}/entries`, w.token)).length, 3)
+    // Before the run: everything, and these pages land in the page cache (SQLite; a page is
+    // kept from its second request on).
+    for (let i = 0; i < 2; i++) {
+      assert.equal(ids(await app.get(`${V1}/products`, w.token)).length, 2)
+      assert.equal(ids(await app.get(`${V1}/entries`, w.token)).length, 3)
+    }
 
     app.clock.set('2025-06-02T09:01:00Z')
     // An open run of a workflow without a boundary limits nothing.
