@@ -5,8 +5,6 @@
 // `initialize` opens one bound to the credential and hands its id out in Mcp-Session-Id;
 // every later request must bring it, with the same credential.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js'
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js'
 import type { MachineApiOptions } from '../api/machine-api.js'
 import type { Caller } from '../auth/credentials.js'
 import { ApiError } from '../contract/errors.js'
@@ -14,7 +12,7 @@ import { MCP_PATH } from '../contract/service-info.js'
 import type { MachineRoute } from '../api/machine-route.js'
 import type { Services } from '../services.js'
 import { mcpResources } from './mcp-resources.js'
-import { mcpServer, type McpHooks } from './mcp-server.js'
+import type { McpHooks } from './mcp-server.js'
 import { McpSessions, type McpSession } from './mcp-sessions.js'
 import { ToolCatalog } from './tool-catalog.js'
 
@@ -45,6 +43,10 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
   const sessions = new McpSessions(services.database)
   const allowedOrigin = new URL(services.settings.baseUrl).origin
   const started = new WeakMap<FastifyRequest, number>()
+  // The SDK (and zod under it) is loaded at the first MCP request, not at start-up: it is
+  // about 6 MB of an idle server's memory, which most sites never use.
+  let exchange: Promise<typeof import('./mcp-exchange.js')> | undefined
+  const sdk = () => (exchange ??= import('./mcp-exchange.js'))
 
   const guarded = {
     config: { metricsKey: 'mcp' },
@@ -69,6 +71,7 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
     // One message per request: a batch would make many calls for one rate-limit hit (and the
     // protocol dropped batching in 2025-06-18; the SDK's client never sends one).
     if (messages.length !== 1) return rpcError(reply, 400, -32600, 'Invalid Request: send one JSON-RPC message per request; batches are not accepted')
+    const { isInitializeRequest, answer } = await sdk()
     const init = isInitializeRequest(messages[0]) ? messages[0] : undefined
     let session: McpSession | undefined
     if (init) {
@@ -87,26 +90,7 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
     }
 
     const hooks: McpHooks = { onToolCall: opts.onToolCall, onScopeDenied: () => opts.onDenied?.('scope', request) }
-    const server = mcpServer(tools, resources, { services, caller, session, requestId: request.id }, hooks)
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true })
-    await server.connect(transport)
-    // The transport writes the answer itself; the headers set so far (request id, rate limit,
-    // session id) go out with it.
-    reply.hijack()
-    for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) reply.raw.setHeader(name, value)
-    reply.raw.on('close', () => {
-      void transport.close()
-      void server.close()
-    })
-    try {
-      await transport.handleRequest(request.raw, reply.raw, body)
-    } catch (err) {
-      request.log.error({ err, requestId: request.id }, 'MCP request failed')
-      if (!reply.raw.headersSent) {
-        reply.raw.writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
-        reply.raw.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }))
-      }
-    }
+    await answer(request, reply, body, { tools, resources, context: { services, caller, session, requestId: request.id }, hooks })
   })
 
   // No server-initiated stream: the transport rules let a server answer GET with 405.

@@ -101,11 +101,14 @@ export const PRUNED_THROUGH_KEY = 'changes_pruned_through'
 export async function pruneChanges(db: Db, retentionDays: number, now = Date.now(), adapter?: DialectAdapter): Promise<number> {
   const cutoff = now - retentionDays * 86_400_000
   return db.transaction().execute(async (trx) => {
-    const top = await trx.selectFrom('change_log').select((eb) => eb.fn.max('seq').as('max'))
-      .where('occurred_at', '<', cutoff).executeTakeFirst()
-    if (top?.max === null || top?.max === undefined) return 0
-    const res = await trx.deleteFrom('change_log').where('seq', '<=', Number(top.max)).executeTakeFirst()
-    await setMeta(trx, PRUNED_THROUGH_KEY, String(top.max))
+    // The log up to its newest change older than the window, found by the occurred_at index.
+    // (`max(seq) WHERE occurred_at < ?` walked the primary key down from the newest change
+    // to the first old one: the whole log when nothing was old, as at every start-up.)
+    const top = await trx.selectFrom('change_log').select('seq')
+      .where('occurred_at', '<', cutoff).orderBy('occurred_at', 'desc').orderBy('seq', 'desc').limit(1).executeTakeFirst()
+    if (top === undefined) return 0
+    const res = await trx.deleteFrom('change_log').where('seq', '<=', Number(top.seq)).executeTakeFirst()
+    await setMeta(trx, PRUNED_THROUGH_KEY, String(top.seq))
     await adapter?.notifyChange(trx, PRUNE_PAYLOAD)
     return Number(res.numDeletedRows ?? 0)
   })
