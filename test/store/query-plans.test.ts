@@ -135,3 +135,48 @@ if ((await testDialects()).includes('postgres')) {
     await check('change feed, one type', () => listChanges(ctx, { limit: 200, types: 'products' }, caller))
   })
 }
+
+test('sqlite: a change-feed page reads each type\'s (type, seq) index range and looks up documents for its own changes only', async (t) => {
+  const db = await testDatabase('sqlite')
+  t.after(() => db.destroy())
+  // A log of three types (products every third change, blocks every fifth), documents for each.
+  await sql.raw(`
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 30000)
+    INSERT INTO change_log (resource_type, resource_id, action, occurred_at, updated_at)
+    SELECT CASE WHEN i % 3 = 0 THEN 'products' WHEN i % 5 = 0 THEN 'contentblocks' ELSE 'entries' END, 1 + i % 2000, 'updated', 1700000000000 + i, 1700000000000 + i FROM n`).execute(db.db)
+  await sql.raw(`
+    WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000)
+    INSERT INTO entries (id, uid, created_at, updated_at, doc, section, type, title, slug, status, author_id)
+    SELECT i, 'e' || i, 1, 1, json_object('id', i, 'status', 'live'), 'news', 'post', 'Entry ' || i, 'e-' || i, 'live', 1 FROM n`).execute(db.db)
+  await sql`ANALYZE`.execute(db.db)
+
+  let recorded: Recorded[] = []
+  const recording: Database = { ...db, read: (text, params, opts) => { recorded.push({ text, params, prepare: opts?.prepare !== false }); return db.read(text, params, opts) } }
+  const ctx: ReadContext = {
+    resources: defaultRegistry, reader: new RecordReader(recording), cursors: new CursorCodec(randomBytes(32)), settings: testSettings(), database: recording,
+    jobs: { readBoundary: async () => null } as unknown as ReadContext['jobs'],
+  }
+  const scopes = ['entries:read', 'products:read', 'contentblocks:read', 'changes:read']
+  const caller: Caller = { credentialId: 'plans', label: 'plans', source: 'managed', grantedScopes: scopes, scopes: new Set(scopes), boundaries: null }
+  const planOf = async (input: ListInput) => {
+    recorded = []
+    const page = await listChanges(ctx, { limit: 200, ...input }, caller)
+    assert.equal(recorded.length, 1, 'one statement a page')
+    const rows = await db.read(`EXPLAIN QUERY PLAN ${recorded[0].text}`, recorded[0].params) as unknown[][]
+    return { page, plan: rows.map((r) => String(r[3])), text: recorded[0].text }
+  }
+  const first = await planOf({})
+  for (const { plan, text } of [first, await planOf({ cursor: first.page.pagination?.nextCursor }), await planOf({ types: 'products' })]) {
+    const lines = plan.join('\n')
+    assert.ok(plan.some((l) => /SEARCH c USING (COVERING )?INDEX change_log_type_seq/.test(l)), `the (type, seq) index:\n${lines}`)
+    assert.ok(!plan.some((l) => /PRIMARY KEY \(rowid>/.test(l)), `no walk of the whole log:\n${lines}`)
+    // The log's page first; then the document lookups (the text's subqueries other than the
+    // page), each once in the plan, over the page's rows. Flattened into the log's read, SQLite
+    // repeated them for every row it sorted, up to a page for each type.
+    assert.equal(plan[0], 'MATERIALIZE page', `the log's page first:\n${lines}`)
+    const scanOfPage = plan.indexOf('SCAN c')
+    const lookups = plan.flatMap((l, i) => (l.startsWith('CORRELATED SCALAR SUBQUERY') ? [i] : []))
+    assert.ok(scanOfPage > 0 && lookups.every((i) => i > scanOfPage), `lookups over the page only:\n${lines}`)
+    assert.equal(lookups.length, (text.match(/\(SELECT /g) ?? []).length - 1, `each lookup once:\n${lines}`)
+  }
+})
