@@ -83,3 +83,12 @@ export async function startBaseline(payloadFile: string): Promise<BenchServer> {
   await waitUntilLive(url, child, '/static')
   return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
 }
+
+/** The floor: a bare Fastify route running Gatehouse's keyset statement through the driver (bench/floor-server.ts). */
+export async function startFloor(databaseUrl: string): Promise<BenchServer> {
+  const port = await freePort()
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/floor-server.ts', databaseUrl, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const url = `http://127.0.0.1:${port}`
+  await waitUntilLive(url, child, '/entries')
+  return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
+}

@@ -10,7 +10,7 @@ import { writeFileSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import autocannon from 'autocannon'
-import { BENCH_TOKEN, startBaseline, startGatehouse, type BenchServer } from './bench-servers.js'
+import { BENCH_TOKEN, startBaseline, startFloor, startGatehouse, type BenchServer } from './bench-servers.js'
 import { demoDatabase, entriesDatabase, TAGS, WORDS } from './bench-data.js'
 import { writeReport, type BenchReport, type BenchRow } from './bench-report.js'
 
@@ -41,6 +41,18 @@ async function walk(server: BenchServer, path: string, count: number): Promise<s
   return out
 }
 
+/** The floor's own walk: its first page and the unsigned cursors after it. */
+async function floorWalk(server: BenchServer, count: number): Promise<string[]> {
+  const out = ['/entries']
+  while (out.length < count) {
+    const res = await fetch(server.url + out[out.length - 1])
+    const cursor = ((await res.json()) as { pagination: { nextCursor: string | null } }).pagination.nextCursor
+    if (!cursor) break
+    out.push(`/entries?cursor=${cursor}`)
+  }
+  return out
+}
+
 async function load(url: string, paths: readonly string[], seconds: number): Promise<autocannon.Result> {
   let i = 0
   return autocannon({
@@ -62,8 +74,8 @@ async function drained(server: BenchServer): Promise<void> {
 }
 
 /** One row: a warm-up, the measured run, then the adjacent baseline run. */
-async function measure(name: string, server: BenchServer, baseline: BenchServer, paths: readonly string[], detail: string): Promise<BenchRow> {
-  const full = paths.map((p) => API + p)
+async function measure(name: string, server: BenchServer, baseline: BenchServer, paths: readonly string[], detail: string, prefix = API): Promise<BenchRow> {
+  const full = paths.map((p) => prefix + p)
   await load(server.url, full, 2)
   await drained(server)
   const r = await load(server.url, full, SECONDS)
@@ -112,6 +124,11 @@ async function main(): Promise<void> {
   rows.push(await measure('cached page, filtered products', server, baseline, ['/products?limit=50&filter=hasUnlimitedStock:false,title:~a'], '`/products?filter=hasUnlimitedStock:false,title:~a` repeated'))
   report.memory.afterRunRssMb = server.rssMb()
   await server.stop()
+
+  // What the stack itself allows: the same walk through a bare Fastify route and the driver.
+  const floor = await startFloor(demoUrl)
+  rows.push(await measure('floor: distinct entries pages, bare Fastify and the driver', floor, baseline, await floorWalk(floor, 600), 'the same keyset statement, no Gatehouse', ''))
+  await floor.stop()
 
   if (ENGINE === 'postgres') {
     server = await startGatehouse(demoUrl, 2)

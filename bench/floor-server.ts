@@ -1,0 +1,43 @@
+// The floor of a distinct entries page on this machine: a bare Fastify route running the same
+// keyset statement Gatehouse runs, straight through the driver (better-sqlite3, or pg with a
+// named statement), with an unsigned cursor and no authentication, validation, metrics or
+// cache. The bench measures it beside Gatehouse, so the gap between the two is our own cost
+// and the gap between it and the baseline is the stack's.
+import Fastify from 'fastify'
+import pg from 'pg'
+import Database from 'better-sqlite3'
+
+const [databaseUrl, port] = process.argv.slice(2)
+const FIRST = 'SELECT t.id, t."updated_at", t.doc FROM "entries" t WHERE t."status" = $1 ORDER BY t."updated_at" ASC, t.id ASC LIMIT 51'
+const AFTER = 'SELECT t.id, t."updated_at", t.doc FROM "entries" t WHERE t."status" = $1 AND (t."updated_at", t.id) > ($2, $3) ORDER BY t."updated_at" ASC, t.id ASC LIMIT 51'
+
+type Page = (after: readonly [number, number] | null) => Promise<unknown[][]>
+
+function sqlitePage(file: string): Page {
+  const db = new Database(file, { readonly: true })
+  db.pragma('cache_size = -65536')
+  db.pragma('mmap_size = 268435456')
+  const [first, after] = [FIRST, AFTER].map((text) => db.prepare(text.replace(/\$\d/g, '?')).raw(true))
+  return async (c) => (c ? after.all('live', c[0], c[1]) : first.all('live')) as unknown[][]
+}
+
+function postgresPage(url: string): Page {
+  const pool = new pg.Pool({ connectionString: url, max: 10 })
+  const doc = (text: string) => text.replace('t.doc FROM', 't.doc::text FROM')
+  return async (c) => (await pool.query(c
+    ? { name: 'floor_after', text: doc(AFTER), values: ['live', c[0], c[1]], rowMode: 'array' }
+    : { name: 'floor_first', text: doc(FIRST), values: ['live'], rowMode: 'array' })).rows
+}
+
+const page = databaseUrl.startsWith('sqlite:') ? sqlitePage(databaseUrl.slice('sqlite:'.length)) : postgresPage(databaseUrl)
+const app = Fastify({ logger: false })
+app.get('/entries', async (request, reply) => {
+  const text = (request.query as { cursor?: string }).cursor
+  const rows = await page(text ? JSON.parse(Buffer.from(text, 'base64url').toString()) : null)
+  const last = rows[Math.min(rows.length, 50) - 1]
+  const next = rows.length > 50 ? Buffer.from(JSON.stringify([Number(last[1]), Number(last[0])])).toString('base64url') : null
+  const data = rows.slice(0, 50).map((r) => r[2]).join(',')
+  return reply.type('application/json; charset=utf-8').send(`{"ok":true,"data":[${data}],"pagination":{"hasMore":${next !== null},"nextCursor":${JSON.stringify(next)}}}`)
+})
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void app.close().then(() => process.exit(0)))
+await app.listen({ host: '127.0.0.1', port: Number(port) })
