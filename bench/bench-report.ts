@@ -34,7 +34,7 @@ export interface BenchReport {
   readonly node: string
   readonly rows: BenchRow[]
   readonly walk: WalkRow[]
-  readonly memory: { idleRssMb?: number; afterRunRssMb?: number }
+  readonly memory: { startupRssMb?: number; idleRssMb?: number; afterRunRssMb?: number }
 }
 
 const DOC = 'docs/performance.md'
@@ -48,7 +48,7 @@ export function renderReport(r: BenchReport): string {
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.errors} |`),
     '',
-    `Memory of the serving process: ${fixed(r.memory.idleRssMb ?? 0)} MB RSS idle (after start-up), ${fixed(r.memory.afterRunRssMb ?? 0)} MB after the rows above.`,
+    `Memory of the serving process (RSS): ${fixed(r.memory.startupRssMb ?? 0)} MB 2 s after start-up, ${fixed(r.memory.idleRssMb ?? 0)} MB idle (20 s after start-up, no requests), ${fixed(r.memory.afterRunRssMb ?? 0)} MB after the rows above.`,
     '',
     'Walk of distinct pages (`limit=20`) by table size: plain keyset pages, `filter=title:~…` (contains) and `filter=fields.tagIds:N` (exact, a document path).',
     '',

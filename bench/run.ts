@@ -3,7 +3,7 @@
 // (no page-cache hits), cached pages, two processes against one — each row followed by a
 // baseline run (a bare Fastify route sending a ready entries page) whose ratio it reports;
 // then a walk of distinct plain and filtered pages over 10k, 100k and 1M entries; and the
-// server's RSS idle and after the run. SQLite by default; PostgreSQL with BENCH_DATABASE_URL.
+// server's RSS just after start-up, idle (20 s without requests) and after the run. SQLite by default; PostgreSQL with BENCH_DATABASE_URL.
 // Prints the tables, writes bench/results/*.json and the engine's section of
 // docs/performance.md.
 import { writeFileSync, mkdirSync } from 'node:fs'
@@ -98,7 +98,11 @@ async function main(): Promise<void> {
 
   const report: BenchReport = { engine: ENGINE, at: new Date().toISOString(), scale: SCALE, seconds: SECONDS, connections: CONNECTIONS, node: process.version, rows: [], walk: [], memory: {} }
   let server = await startGatehouse(demoUrl)
+  // Just after start-up, and idle: V8 gives back the start-up's garbage once the process has
+  // allocated little for a while (its memory reducer runs about 8 s after the last collection).
   await new Promise((r) => setTimeout(r, 2000))
+  report.memory.startupRssMb = server.rssMb()
+  await new Promise((r) => setTimeout(r, 18_000))
   report.memory.idleRssMb = server.rssMb()
 
   // Paths, collected before any measurement.
