@@ -75,20 +75,17 @@ export async function startGatehouse(databaseUrl: string, workers = 1): Promise<
   return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
 }
 
-/** The baseline: a bare Fastify route answering `payload` (bench/baseline-server.ts). */
-export async function startBaseline(payloadFile: string): Promise<BenchServer> {
+/** A bench script of ours (`bench/<script>`) on a free port, given `arg` then the port. */
+async function startScript(script: string, arg: string, livePath: string): Promise<BenchServer> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/baseline-server.ts', payloadFile, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, ['--import', 'tsx', `bench/${script}`, arg, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
-  await waitUntilLive(url, child, '/static')
+  await waitUntilLive(url, child, livePath)
   return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
 }
 
+/** The baseline: a bare Fastify route answering `payload` (bench/baseline-server.ts). */
+export const startBaseline = (payloadFile: string) => startScript('baseline-server.ts', payloadFile, '/static')
+
 /** The floor: a bare Fastify route running Gatehouse's keyset statement through the driver (bench/floor-server.ts). */
-export async function startFloor(databaseUrl: string): Promise<BenchServer> {
-  const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/floor-server.ts', databaseUrl, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
-  const url = `http://127.0.0.1:${port}`
-  await waitUntilLive(url, child, '/entries')
-  return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
-}
+export const startFloor = (databaseUrl: string) => startScript('floor-server.ts', databaseUrl, '/entries')

@@ -59,6 +59,23 @@ async function seed(db: Database): Promise<void> {
 
 interface Recorded { readonly text: string; readonly params: readonly unknown[]; readonly prepare: boolean }
 
+/**
+ * A read context whose database records every hot-path statement (`recorded`, emptied by the
+ * caller between checks), and a caller reading entries, products, blocks and the feed.
+ */
+function recordingReads(db: Database): { ctx: ReadContext; caller: Caller; recorded: Recorded[] } {
+  const recorded: Recorded[] = []
+  const recording: Database = { ...db, read: (text, params, opts) => { recorded.push({ text, params, prepare: opts?.prepare !== false }); return db.read(text, params, opts) } }
+  const ctx: ReadContext = {
+    resources: defaultRegistry, reader: new RecordReader(recording), cursors: new CursorCodec(randomBytes(32)), settings: testSettings(), database: recording,
+    // No workflow run is open for this caller: no read boundary.
+    jobs: { readBoundary: async () => null } as unknown as ReadContext['jobs'],
+  }
+  const scopes = ['entries:read', 'products:read', 'contentblocks:read', 'changes:read']
+  const caller: Caller = { credentialId: 'plans', label: 'plans', source: 'managed', grantedScopes: scopes, scopes: new Set(scopes), boundaries: null }
+  return { ctx, caller, recorded }
+}
+
 const familyTables = new Set([...allResources.map((r) => r.table), 'change_log'])
 
 /** Sequential scans of family tables (or the change log) anywhere in a JSON plan. */
@@ -78,15 +95,7 @@ if ((await testDialects()).includes('postgres')) {
     await generic.connect()
     t.after(() => generic.end())
 
-    let recorded: Recorded[] = []
-    const recording: Database = { ...db, read: (text, params, opts) => { recorded.push({ text, params, prepare: opts?.prepare !== false }); return db.read(text, params, opts) } }
-    const ctx: ReadContext = {
-      resources: defaultRegistry, reader: new RecordReader(recording), cursors: new CursorCodec(randomBytes(32)), settings: testSettings(), database: recording,
-      // No workflow run is open for this caller: no read boundary.
-      jobs: { readBoundary: async () => null } as unknown as ReadContext['jobs'],
-    }
-    const scopes = ['entries:read', 'products:read', 'contentblocks:read', 'changes:read']
-    const caller: Caller = { credentialId: 'plans', label: 'plans', source: 'managed', grantedScopes: scopes, scopes: new Set(scopes), boundaries: null }
+    const { ctx, caller, recorded } = recordingReads(db)
     const family = (type: string) => defaultRegistry.byType(type) as Resource
 
     const explain = async (what: string, r: Recorded) => {
@@ -103,7 +112,7 @@ if ((await testDialects()).includes('postgres')) {
       assert.deepEqual(seqScans(gplan[0].Plan), [], `${what} (generic plan): sequential scan in\n${r.text}\n${JSON.stringify(gplan, null, 1)}`)
     }
     const check = async (what: string, run: () => Promise<unknown>) => {
-      recorded = []
+      recorded.length = 0
       await run()
       assert.ok(recorded.length > 0, `${what} ran no statement`)
       for (const r of recorded) await explain(what, r)
@@ -150,16 +159,9 @@ test('sqlite: a change-feed page reads each type\'s (type, seq) index range and 
     SELECT i, 'e' || i, 1, 1, json_object('id', i, 'status', 'live'), 'news', 'post', 'Entry ' || i, 'e-' || i, 'live', 1 FROM n`).execute(db.db)
   await sql`ANALYZE`.execute(db.db)
 
-  let recorded: Recorded[] = []
-  const recording: Database = { ...db, read: (text, params, opts) => { recorded.push({ text, params, prepare: opts?.prepare !== false }); return db.read(text, params, opts) } }
-  const ctx: ReadContext = {
-    resources: defaultRegistry, reader: new RecordReader(recording), cursors: new CursorCodec(randomBytes(32)), settings: testSettings(), database: recording,
-    jobs: { readBoundary: async () => null } as unknown as ReadContext['jobs'],
-  }
-  const scopes = ['entries:read', 'products:read', 'contentblocks:read', 'changes:read']
-  const caller: Caller = { credentialId: 'plans', label: 'plans', source: 'managed', grantedScopes: scopes, scopes: new Set(scopes), boundaries: null }
+  const { ctx, caller, recorded } = recordingReads(db)
   const planOf = async (input: ListInput) => {
-    recorded = []
+    recorded.length = 0
     const page = await listChanges(ctx, { limit: 200, ...input }, caller)
     assert.equal(recorded.length, 1, 'one statement a page')
     const rows = await db.read(`EXPLAIN QUERY PLAN ${recorded[0].text}`, recorded[0].params) as unknown[][]
