@@ -9,15 +9,14 @@ import { notFound } from '../contract/errors.js'
 
 export type DeadLetterStatus = 'failed' | 'queued'
 
-export interface DeadLetter {
+/** What every view of a delivery row shows (the dead-letter queue, the delivery log). */
+export interface DeliveryRecord {
   readonly id: number
   readonly deliveryId: string
   readonly eventId: string
   readonly kind: 'event' | 'test'
-  readonly status: DeadLetterStatus
   readonly resourceType: string | null
   readonly resourceId: number | null
-  readonly action: string | null
   readonly attempts: number
   readonly lastStatusCode: number | null
   readonly lastError: string | null
@@ -25,10 +24,15 @@ export interface DeadLetter {
   readonly matchedCredentials: readonly string[]
   readonly createdAt: string
   readonly lastAttemptAt: string | null
-  readonly deadLetteredAt: string
+  readonly nextAttemptAt: string | null
   readonly replayCount: number
   readonly replayedAt: string | null
-  readonly nextAttemptAt: string | null
+}
+
+export interface DeadLetter extends DeliveryRecord {
+  readonly status: DeadLetterStatus
+  readonly action: string | null
+  readonly deadLetteredAt: string
 }
 
 export interface DeadLetterQuery {

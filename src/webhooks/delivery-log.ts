@@ -7,7 +7,7 @@ import { sql, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../store/database.js'
 import { invalid as invalidParam, notFound } from '../contract/errors.js'
 import { listAttempts, type DeliveryAttempt } from './attempt-log.js'
-import type { ReplayResult } from './dead-letters.js'
+import type { DeliveryRecord, ReplayResult } from './dead-letters.js'
 
 export const DELIVERY_STATUSES = ['queued', 'delivered', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
@@ -118,28 +118,12 @@ function applyFilter<Q extends SelectQueryBuilder<any, any, any>>(adapter: Diale
   return q
 }
 
-export interface DeliverySummary {
-  readonly id: number
-  readonly deliveryId: string
-  readonly eventId: string
-  readonly kind: 'event' | 'test'
+export interface DeliverySummary extends DeliveryRecord {
   /** `product.updated`, or `test`. */
   readonly eventType: string
-  readonly resourceType: string | null
-  readonly resourceId: number | null
   readonly status: DeliveryStatus
-  readonly attempts: number
-  readonly lastStatusCode: number | null
-  readonly lastError: string | null
-  readonly routingMode: string
-  readonly matchedCredentials: readonly string[]
-  readonly createdAt: string
-  readonly lastAttemptAt: string | null
-  readonly nextAttemptAt: string | null
   readonly deliveredAt: string | null
   readonly deadLetteredAt: string | null
-  readonly replayCount: number
-  readonly replayedAt: string | null
 }
 
 export interface DeliveryDetail extends DeliverySummary {
