@@ -6,6 +6,7 @@ import { createRequire } from 'node:module'
 import type SQLite from 'better-sqlite3'
 import type pg from 'pg'
 import { Kysely, PostgresDialect, SqliteDialect, sql, type PostgresPool, type PostgresPoolClient, type RawBuilder } from 'kysely'
+import { QueryWatch } from './query-watch.js'
 
 // Kysely<any>: tables are derived from resource declarations at run time, so a static
 // database interface would be written twice. Row shapes are typed where they are read.
@@ -463,19 +464,18 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const pool = new (loadPg().Pool)({
     ...config,
     max: options.poolSize ?? 10,
-    ...(queryTimeout !== undefined && queryTimeout > 0
-      // The server cancels a long statement; the client stops waiting a second later, for a
-      // server that no longer answers at all (black-holed network).
-      ? { statement_timeout: queryTimeout, query_timeout: queryTimeout + 1000 }
-      : {}),
+    // The server cancels a long statement; the client stops waiting a second later, for a
+    // server that no longer answers at all (black-holed network): see QueryWatch.
+    ...(queryTimeout !== undefined && queryTimeout > 0 ? { statement_timeout: queryTimeout } : {}),
   })
+  const watch = queryTimeout !== undefined && queryTimeout > 0 ? new QueryWatch(queryTimeout + 1000) : undefined
   const onError = (err: Error) => options.onConnectionError?.(err)
   // A connection that drops (server restart, network cut) emits 'error' on its client, idle
   // or checked out; unhandled, that event would end the process. The query running on it
   // fails with the same error and is answered 503; the pool replaces the connection.
   pool.on('error', onError)
   pool.on('connect', (client) => { client.on('error', onError) })
-  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool) }) })
+  const db: Db = new Kysely({ dialect: new PostgresDialect({ pool: discardingBrokenClients(pool, watch) }) })
   // Named statements are parsed and planned once per connection. Names are never reused
   // for another text (a connection keeps what it prepared under a name); past the cap,
   // further texts run unnamed.
@@ -489,12 +489,27 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
         if (name === undefined && names.size < 2000) names.set(text, (name = `gh_${names.size + 1}`))
         if (name !== undefined) query.name = name
       }
-      // pool.query releases a client whose query failed with the error, which discards it.
-      return (await pool.query(query)).rows
+      return new Promise((resolve, reject) => {
+        pool.connect((connectError, client, release) => {
+          if (connectError || !client) return reject(connectError)
+          watch?.started(client)
+          client.query(query, (err: Error | null, result: pg.QueryArrayResult) => {
+            watch?.ended(client)
+            // A client whose query failed for another reason than the server's own error
+            // reply (a dropped or silent connection) is discarded, not handed out again.
+            release(err && !(err instanceof loadPg().DatabaseError) ? err : undefined)
+            if (err) reject(err)
+            else resolve(result.rows)
+          })
+        })
+      })
     },
     // Named, so operators can tell it from pooled connections in pg_stat_activity.
     listen: (onChange, onState) => listenForChanges({ ...config, keepAlive: true, application_name: 'gatehouse change listener' }, onChange, onState),
-    close: () => db.destroy(),
+    close: () => {
+      watch?.close()
+      return db.destroy()
+    },
   }
 }
 
@@ -610,21 +625,31 @@ async function listenForChanges(config: pg.ClientConfig, onChange: (payload: str
  * answer. This pool notes a client whose query failed for a reason other than the server's
  * own error reply (a timeout, a dropped connection) and destroys it on release.
  */
-function discardingBrokenClients(pool: pg.Pool): PostgresPool {
+function discardingBrokenClients(pool: pg.Pool, watch: QueryWatch | undefined): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       const client = await pool.connect()
       let broken = false
+      const settled = () => watch?.ended(client)
       const note = (err: unknown) => {
+        settled()
         if (!(err instanceof loadPg().DatabaseError)) broken = true
         throw err
       }
       return {
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
         query: ((...args: any[]) => {
+          watch?.started(client)
           // eslint-disable-next-line @typescript-eslint/no-explicit-any
           const result = (client.query as (...a: any[]) => any)(...args)
-          return typeof result?.then === 'function' ? result.catch(note) : result
+          if (typeof result?.then !== 'function') {
+            settled()
+            return result
+          }
+          return result.then((value: unknown) => {
+            settled()
+            return value
+          }, note)
         }) as PostgresPoolClient['query'],
         release: () => client.release(broken ? new Error('connection discarded after a failed query') : undefined),
       }

@@ -10,6 +10,7 @@ import SQLite from 'better-sqlite3'
 import { pino } from 'pino'
 import { sql } from 'kysely'
 import { buildApp, type GatehouseApp } from '../../src/app.js'
+import { openDatabase } from '../../src/store/database.js'
 import { PG_URL, testDatabase, testDialects, testSettings } from '../helpers/test-app.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 
@@ -105,6 +106,25 @@ if ((await testDialects()).includes('postgres')) {
     assert.deepEqual(crashes, [])
   })
 
+  test('postgres: a read on an established connection that goes silent gives up after the query timeout and a second, and its connection is replaced', async (t) => {
+    const base = await testDatabase('postgres')
+    const target = new URL(PG_URL)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const url = new URL(PG_URL)
+    url.port = String(proxy.port)
+    // One pooled connection: the silent read runs on the connection the first read opened.
+    const database = openDatabase(url.toString(), { poolSize: 1, queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
+    t.after(async () => { await proxy.setMode('forward'); await database.close(); await proxy.close(); await base.destroy() })
+    assert.deepEqual(await database.read('SELECT 1', []), [[1]])
+    await proxy.setMode('blackhole')
+    const readAt = performance.now()
+    await assert.rejects(database.read('SELECT 2', []), /Connection terminated/)
+    const waited = performance.now() - readAt
+    assert.ok(waited >= QUERY_MS + 1000 - 50 && waited <= QUERY_MS + 1000 + 400, `gave up after ${Math.round(waited)} ms`)
+    await proxy.setMode('forward')
+    assert.deepEqual(await database.read('SELECT 3', []), [[3]], 'a new connection serves the next read')
+  })
+
   test('postgres: a connection that stops answering or is cut mid-query answers 503 within the query timeout; the process keeps serving and the pool replaces it', async (t) => {
     const crashes = watchCrashes(t)
     const { app, proxy, token } = await proxied(t)
@@ -115,6 +135,11 @@ if ((await testDialects()).includes('postgres')) {
     const silent = await call(app, 'POST', '/gatehouse/admin/v1/tags', ADMIN, { group: 'g', title: 'Silent', slug: 'silent' })
     assert.deepEqual([silent.status, silent.code], [503, 'SERVICE_UNAVAILABLE'])
     assert.ok(silent.ms <= QUERY_MS + 1000 + 700, `answered after ${silent.ms} ms (query timeout ${QUERY_MS} ms + 1 s)`)
+    // The hot read path (prepared page statements) has the same bound: a page never seen
+    // before (no page cache), and the store's read itself.
+    const silentPage = await call(app, 'GET', '/gatehouse/v1/tags?limit=7', token)
+    assert.deepEqual([silentPage.status, silentPage.code], [503, 'SERVICE_UNAVAILABLE'], JSON.stringify(silentPage))
+    assert.ok(silentPage.ms <= QUERY_MS + 1000 + 700, `page answered after ${silentPage.ms} ms`)
     await proxy.setMode('forward')
     // The silent connection was discarded, not handed out again.
     const after = await call(app, 'GET', '/gatehouse/v1/tags', token)
