@@ -6,7 +6,7 @@ import type { Caller } from '../../auth/credentials.js'
 import { ApiError, invalid, missingScope } from '../../contract/errors.js'
 import { PRUNED_THROUGH_KEY } from '../../store/change-log.js'
 import { readChangePage, type FeedFamily } from '../../store/change-page.js'
-import { getMeta } from '../../store/meta.js'
+import { readMeta } from '../../store/meta.js'
 import { isoOf } from '../../store/documents.js'
 import { queryDigest } from '../cursor.js'
 import { parseFields, type FieldTree } from '../projection.js'
@@ -77,7 +77,7 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
     types = c.t
     named = c.x === 1
     updatedSince = c.u
-    const prunedThrough = Number((await getMeta(ctx.database.db, PRUNED_THROUGH_KEY)) ?? 0)
+    const prunedThrough = Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
     if (afterSeq < prunedThrough) {
       throw new ApiError('CURSOR_EXPIRED', 'The cursor points before the change log retention; restart from a checkpoint or a full sync')
     }
