@@ -35,6 +35,69 @@ export interface ChangePageRow extends ChangeRow {
 export async function readChangePage(database: Database, q: ChangePageQuery, families: readonly FeedFamily[]): Promise<ChangePageRow[]> {
   if (families.length === 0) return []
   const st = new ReadStatement(database.adapter)
+  const page = pageStatement(st, q, families)
+  st.text = `WITH ${page.with} ${page.select} ORDER BY c.seq`
+  const rows = await database.read(st.text, st.params, { prepare: st.prepare })
+  return rows.map((r) => ({
+    seq: Number(r[0]),
+    resourceType: r[1] as string,
+    resourceId: Number(r[2]),
+    action: r[3] as ChangeAction,
+    occurredAt: Number(r[4]),
+    updatedAt: Number(r[5]),
+    doc: (r[6] as string | null) ?? null,
+    sensitive: (r[7] as string | null) ?? null,
+  }))
+}
+
+/** A feed page rendered by the database: its first `shown` items as JSON text, joined by commas. */
+export interface RenderedChangePage {
+  readonly items: string
+  /** Changes read (at most `shown` + 1: one more than shown means there are more). */
+  readonly count: number
+  /** Sequence number of the last item shown; null for an empty page. */
+  readonly lastSeq: number | null
+}
+
+/** Times the database writes as `Date#toISOString` does: years 1970 to 9999. */
+const ISO_RANGE = '0 AND 253402300799999'
+
+/**
+ * The page `readChangePage` reads, with its items written by the database in the feed's JSON
+ * (`resourceType`, `resourceId`, `action`, `updatedAt`, `occurredAt`, `snapshot`, the
+ * sensitive part spliced into the document as `mergeDocText` does, a record the caller may not
+ * see as a delete without a snapshot), aggregated into one text. A page of 200 changes is then
+ * one value to receive instead of 1,600, and no string is built per item in JavaScript: on
+ * PostgreSQL most of a page's time was garbage collection of those values (docs/decisions.md).
+ * Undefined when a change's times fall outside the years 1970–9999 or a sensitive part cannot
+ * be spliced as text: the caller renders the rows itself.
+ */
+export async function readRenderedChangePage(database: Database, q: ChangePageQuery, families: readonly FeedFamily[], shown: number): Promise<RenderedChangePage | undefined> {
+  if (families.length === 0) return { items: '', count: 0, lastSeq: null }
+  const st = new ReadStatement(database.adapter)
+  const a = st.adapter
+  const page = pageStatement(st, q, families)
+  const show = Math.trunc(shown)
+  const snapshot = `CASE WHEN r.doc IS NULL OR r.doc = '' THEN 'null' WHEN r.sensitive IS NULL OR length(r.sensitive) <= 2 THEN r.doc ELSE substr(r.doc, 1, length(r.doc) - 1) || ',' || substr(r.sensitive, 2) END`
+  // concat() writes an item in one pass; a chain of || copies it once per part.
+  const item = `concat('{"resourceType":"', r.resource_type, '","resourceId":', r.resource_id, ',"action":"', CASE WHEN r.doc = '' THEN 'deleted' ELSE r.action END, `
+    + `'","updatedAt":"', ${a.isoOfMs('r.updated_at')}, '","occurredAt":"', ${a.isoOfMs('r.occurred_at')}, '","snapshot":', ${snapshot}, '}')`
+  const renderable = `CASE WHEN r.updated_at BETWEEN ${ISO_RANGE} AND r.occurred_at BETWEEN ${ISO_RANGE} `
+    + `AND (r.sensitive IS NULL OR length(r.sensitive) <= 2 OR (r.doc LIKE '%}' AND r.sensitive LIKE '{%')) THEN 1 ELSE 0 END`
+  st.text = `WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p)`
+  st.text += ` SELECT count(*), max(CASE WHEN r.n <= ${show} THEN r.seq END), min(${renderable}), ${a.joinInOrder(`CASE WHEN r.n <= ${show} THEN ${item} END`, 'r.seq')} FROM r`
+  const [[count, lastSeq, ok, items]] = await database.read(st.text, st.params, { prepare: st.prepare })
+  if (Number(ok ?? 1) !== 1) return undefined
+  return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq) }
+}
+
+/**
+ * The page's statement in two parts: `with`, the page of the log (a materialized common table
+ * expression `page`), and `select`, its changes with each one's current document (`doc`) and
+ * sensitive part (`sensitive`) looked up by id, the caller's visibility evaluated in the same
+ * lookup. No document is parsed.
+ */
+function pageStatement(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): { with: string; select: string } {
   const a = st.adapter
   // First in the text, so its parameters come first (SQLite's are positional).
   const page = logPage(st, q, families)
@@ -52,20 +115,10 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
   // log's ORDER BY … LIMIT, SQLite looked up the document of every change it sorted (up to a
   // page per type) and carried them through the sort; materialized, a page costs one lookup
   // per change it shows.
-  st.text = `WITH page AS MATERIALIZED (${page})`
-  st.text += ` SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs}, ${sensitive}`
-  st.text += ` FROM page c ORDER BY c.seq`
-  const rows = await database.read(st.text, st.params, { prepare: st.prepare })
-  return rows.map((r) => ({
-    seq: Number(r[0]),
-    resourceType: r[1] as string,
-    resourceId: Number(r[2]),
-    action: r[3] as ChangeAction,
-    occurredAt: Number(r[4]),
-    updatedAt: Number(r[5]),
-    doc: (r[6] as string | null) ?? null,
-    sensitive: (r[7] as string | null) ?? null,
-  }))
+  return {
+    with: `page AS MATERIALIZED (${page})`,
+    select: `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive FROM page c`,
+  }
 }
 
 const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at'

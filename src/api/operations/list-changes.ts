@@ -5,7 +5,7 @@ import type { Resource } from '../../resources/index.js'
 import type { Caller } from '../../auth/credentials.js'
 import { ApiError, invalid, missingScope } from '../../contract/errors.js'
 import { PRUNED_THROUGH_KEY } from '../../store/change-log.js'
-import { readChangePage, type FeedFamily } from '../../store/change-page.js'
+import { readChangePage, readRenderedChangePage, type ChangePageRow, type FeedFamily } from '../../store/change-page.js'
 import { readMeta } from '../../store/meta.js'
 import { isoOf } from '../../store/documents.js'
 import { queryDigest } from '../cursor.js'
@@ -60,6 +60,15 @@ function parseChangeFilter(ctx: ReadContext, text: string): { resourceType?: str
 }
 
 export async function listChanges(ctx: ReadContext, input: ListInput, caller: Caller): Promise<JsonResult> {
+  return changePage(ctx, input, caller, ctx.database.adapter.rendersChangePages)
+}
+
+/**
+ * listChanges, its items written by the database when `inDatabase` allows it (no `fields`
+ * projection: that needs the parsed document) or from the page's rows here. The tests read
+ * the same pages both ways and compare the text.
+ */
+export async function changePage(ctx: ReadContext, input: ListInput, caller: Caller, inDatabase: boolean): Promise<JsonResult> {
   const filter = input.filter !== undefined ? parseChangeFilter(ctx, input.filter) : {}
   const digest = queryDigest({ filter: input.filter ?? null })
   let afterSeq = 0
@@ -106,26 +115,42 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
     resource: r, withSensitive: visibility(r, caller).withSensitive, visible: visibilityConditions(ctx.resources, r, caller),
     ...(boundary === null ? {} : { boundary: { conditions: boundaryConditions(ctx.resources, r, boundary), deletedIds: boundaryIds(r, boundary) } }),
   }))
-  const rows = await readChangePage(ctx.database, { afterSeq, updatedSince, limit: limit + 1, action: filter.action }, families)
-  const hasMore = rows.length > limit
-  const page = hasMore ? rows.slice(0, limit) : rows
-  let data = '['
-  for (let i = 0; i < page.length; i++) {
-    const c = page[i]
-    const hidden = c.doc === ''
-    const snapshot = c.doc === null || hidden ? 'null' : renderDoc(c.doc, c.sensitive, fields)
-    data += `${i > 0 ? ',' : ''}{"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
+  const q = { afterSeq, updatedSince, limit: limit + 1, action: filter.action }
+  const rendered = inDatabase && fields === undefined ? await readRenderedChangePage(ctx.database, q, families, limit) : undefined
+  let data: string
+  let hasMore: boolean
+  let lastSeq: number | null
+  if (rendered) {
+    data = '[' + rendered.items + ']'
+    hasMore = rendered.count > limit
+    lastSeq = rendered.lastSeq
+  } else {
+    const rows = await readChangePage(ctx.database, q, families)
+    hasMore = rows.length > limit
+    const page = hasMore ? rows.slice(0, limit) : rows
+    data = '[' + changeItems(page, fields) + ']'
+    lastSeq = page.length > 0 ? page[page.length - 1].seq : null
   }
-  data += ']'
-  const last = page[page.length - 1]
   // The feed always hands back a position to resume from, also at its end, so a follower
   // can poll for new changes without missing any (see docs/decisions.md).
   const nextCursor = ctx.cursors.encode({
-    s: last ? last.seq : afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
+    s: lastSeq ?? afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
   } satisfies ChangeCursor)
   return {
     rawData: data,
     pagination: { hasMore, nextCursor },
     meta: { mode: input.cursor !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective },
   }
+}
+
+/** The feed's items for `rows`, as JSON text joined by commas (what the database writes too). */
+function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined): string {
+  let out = ''
+  for (let i = 0; i < rows.length; i++) {
+    const c = rows[i]
+    const hidden = c.doc === ''
+    const snapshot = c.doc === null || hidden ? 'null' : renderDoc(c.doc, c.sensitive, fields)
+    out += `${i > 0 ? ',' : ''}{"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
+  }
+  return out
 }
