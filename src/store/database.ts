@@ -258,14 +258,14 @@ const sqliteAdapter: DialectAdapter = {
   textAt: (ref, path) => `(${ref} ->> ${jsonPath(path)})`,
   ilike: (expr, placeholder) => `(${expr} LIKE ${placeholder} ESCAPE '\\')`,
   textContainsSql: (ref, placeholder) => `(instr(${ref}, ${placeholder}) > 0)`,
-  // INDEXED BY: with statistics (after an ANALYZE) SQLite may walk the primary key instead,
-  // which reads every later change of the other types when the page's types are rare.
   // In process, the documents are already strings in the engine's memory; SQLite's text
   // concatenation copies each of them several times: 600 pages/s rendered here, 443 by SQLite.
   rendersChangePages: false,
   // Whole seconds by strftime, milliseconds padded by hand (integer arithmetic, no rounding).
   isoOfMs: (expr) => `(strftime('%Y-%m-%dT%H:%M:%S', ${expr} / 1000, 'unixepoch') || '.' || substr('00' || (${expr} % 1000), -3) || 'Z')`,
   joinInOrder: (expr, orderBy) => `group_concat(${expr}, ',' ORDER BY ${orderBy})`,
+  // INDEXED BY: with statistics (after an ANALYZE) SQLite may walk the primary key instead,
+  // which reads every later change of the other types when the page's types are rare.
   changesOfTypesAfter: (columns, types, seq, more, limit) =>
     `SELECT ${columns} FROM change_log c INDEXED BY change_log_type_seq WHERE c.resource_type IN (${types.join(', ')}) AND c.seq > ${seq}${more} ORDER BY c.seq LIMIT ${limit}`,
   anyElement: (ref, path, test) => `EXISTS (SELECT 1 FROM json_each(${ref}, ${jsonPath(path)}) AS el WHERE ${test('el.value')})`,
