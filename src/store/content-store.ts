@@ -10,6 +10,7 @@ import { columnName, type Database, type Db } from './database.js'
 import { completeRecord, isoOf, rowFor, splitSensitive, type Doc } from './documents.js'
 import { schemaProblems } from './validation.js'
 import { appendChanges, type ChangeAction, type ChangeEvent } from './change-log.js'
+import { deleteTerms, insertTerms, keepsTerms } from './record-terms.js'
 
 export type { ChangeEvent }
 
@@ -102,6 +103,9 @@ export class ContentStore {
 
 /** For each family, the properties of other families that reference it (from the declarations). */
 type Referrers = ReadonlyMap<string, readonly { other: Resource; prop: string; ref: { readonly type: string; readonly by?: string } }[]>
+
+/** What a record's terms are written from: its public document as stored. */
+const termSource = (r: Resource, full: Doc) => ({ id: full.id as number, updatedAt: Date.parse(full.updatedAt as string), doc: splitSensitive(r, full).doc })
 
 function referrersOf(resources: ResourceRegistry): Referrers {
   const out = new Map<string, { other: Resource; prop: string; ref: { readonly type: string; readonly by?: string } }[]>()
@@ -219,6 +223,7 @@ export class StoreWriter implements RecordWriter {
       const slice = fulls.slice(start, start + batch)
       const rows = slice.map((f) => ({ id: f.id, ...rowFor(r, adapter, f) }))
       await this.run(r, () => this.tx.insertInto(r.table).values(rows).execute())
+      if (keepsTerms(r)) await insertTerms(this.tx, r, slice.map((f) => termSource(r, f)))
       for (const f of slice) {
         this.record(r, f, 'created')
         await r.hooks?.afterWrite?.(this, f, undefined)
@@ -249,6 +254,7 @@ export class StoreWriter implements RecordWriter {
     await r.hooks?.beforeDelete?.(this, previous)
     await this.refuseIfReferenced(r, previous)
     await this.run(r, () => this.tx.deleteFrom(r.table).where('id', '=', id).execute())
+    if (keepsTerms(r)) await deleteTerms(this.tx, r, id)
     const now = this.stamp()
     this.events.push({ resource: r, resourceId: id, action: 'deleted', occurredAt: now, updatedAt: now, doc: null })
     this.dirty.get(type)?.delete(id)
@@ -293,6 +299,10 @@ export class StoreWriter implements RecordWriter {
     delete row.uid
     delete row.created_at
     await this.run(r, () => this.tx.updateTable(r.table).set(row).where('id', '=', full.id as number).execute())
+    if (keepsTerms(r)) {
+      await deleteTerms(this.tx, r, full.id as number)
+      await insertTerms(this.tx, r, [termSource(r, full)])
+    }
   }
 
   /** Ids for new records, taken before insert so each document is written once. */

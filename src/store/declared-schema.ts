@@ -4,6 +4,7 @@
 // are the ones migration 001 gave the first families, so their tables match as they are.
 import type { ColumnType, Resource } from '../resources/declare.js'
 import { columnName, type DialectAdapter } from './database.js'
+import { keepsTerms, termsTableOf } from './record-terms.js'
 
 export interface DeclaredColumn {
   /** The document property it mirrors. */
@@ -44,6 +45,14 @@ export interface DeclaredTable {
   readonly name: string
   readonly columns: readonly DeclaredColumn[]
   readonly indexes: readonly DeclaredIndex[]
+  /** The family's exact-filter terms (src/store/record-terms.ts): served families only. */
+  readonly terms?: DeclaredTermsTable
+}
+
+/** `(term, updated_at, id)`, keyed in that order (page order per term); `indexes`: by id, for rewrites. */
+export interface DeclaredTermsTable {
+  readonly name: string
+  readonly indexes: readonly DeclaredIndex[]
 }
 
 /** Columns every family table has, in table order; they are not declared per family. */
@@ -77,8 +86,20 @@ export function declaredTable(r: Resource, adapter: DialectAdapter): DeclaredTab
     else if (key !== 'updatedAt') indexes.push({ name: `${t}_${columnName(key)}_sort`, columns: [columnName(key), 'id'], unique: false })
   }
   if (adapter.searchIndexes && r.scope !== undefined) indexes.push(...searchIndexes(r, adapter))
-  return { resource: r, name: t, columns, indexes }
+  return { resource: r, name: t, columns, indexes, terms: keepsTerms(r) ? termsTable(r) : undefined }
 }
+
+function termsTable(r: Resource): DeclaredTermsTable {
+  const name = termsTableOf(r)
+  return { name, indexes: [{ name: `${name}_id`, columns: ['id'], unique: false }] }
+}
+
+export const createTermsTableSql = (t: DeclaredTermsTable, adapter: DialectAdapter) => `CREATE TABLE "${t.name}" (
+    term text NOT NULL,
+    updated_at ${adapter.bigintType} NOT NULL,
+    id ${adapter.bigintType} NOT NULL,
+    PRIMARY KEY (term, updated_at, id)
+  )`
 
 /**
  * The indexes `filter` and `q` use where B-trees cannot (PostgreSQL): a GIN index of the

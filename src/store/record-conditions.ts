@@ -94,6 +94,17 @@ function pathSql(st: ReadStatement, r: Resource | undefined, alias: string, t: P
   return documentPathSql(st, alias, t)
 }
 
+/**
+ * An exact path test of rows another index found (a list driven by a term): where the engine
+ * can, every containment document at once, the document converted once and the statement
+ * the same whatever the path (so it stays prepared); else the test as a filter writes it.
+ */
+export function pathRecheckSql(st: ReadStatement, r: Resource, alias: string, t: PathTest): string {
+  const containsAny = st.adapter.jsonContainsAny
+  const docs = containsAny && t.op === 'exact' && t.source === 'doc' ? containmentDocuments(t) : undefined
+  return containsAny && docs ? containsAny(`${alias}.doc`, st.param(docs)) : pathSql(st, r, alias, t)
+}
+
 /** An exact match or LIKE on a mirrored column, with the semantics of the document path test. */
 function columnTestSql(st: ReadStatement, ref: string, type: ColumnType, t: PathTest): string {
   if (t.op === 'like') {
@@ -132,7 +143,7 @@ export function columnCandidates(type: ColumnType, value: string): { values: (st
 }
 
 /** The scalar a text is the canonical JSON of (`12`, `true`, `null`, `"x"`), else undefined. */
-function jsonScalar(text: string): string | number | boolean | null | undefined {
+export function jsonScalar(text: string): string | number | boolean | null | undefined {
   if (text === 'null') return null
   if (text === 'true') return true
   if (text === 'false') return false

@@ -5,7 +5,8 @@
 import type { Resource } from '../resources/declare.js'
 import type { Database } from './database.js'
 import { ReadStatement, sqlName } from './read-statement.js'
-import { columnOf, conditionsSql, type Condition } from './record-conditions.js'
+import { columnOf, conditionsSql, pathRecheckSql, type Condition, type PathTest } from './record-conditions.js'
+import { keepsTerms, termOf, termsTableOf } from './record-terms.js'
 
 export { likePattern, type Condition, type PathTest } from './record-conditions.js'
 
@@ -28,6 +29,24 @@ export interface RecordRow {
   readonly sensitive: string | null
 }
 
+interface DrivingTerm {
+  /** Position of the exact path test in the query's conditions. */
+  readonly index: number
+  readonly test: PathTest
+  readonly term: string
+}
+
+/** The first condition a term can drive: an exact test of a path of the public document. */
+function drivingTerm(r: Resource, conditions: readonly Condition[]): DrivingTerm | undefined {
+  for (let index = 0; index < conditions.length; index++) {
+    const c = conditions[index]
+    if (c.kind !== 'path') continue
+    const term = termOf(r, c.test)
+    if (term !== undefined) return { index, test: c.test, term }
+  }
+  return undefined
+}
+
 const toRow = (row: unknown[]): RecordRow => ({
   id: Number(row[0]),
   sortKey: typeof row[1] === 'string' ? row[1] : Number(row[1]),
@@ -45,6 +64,8 @@ export class RecordReader {
   }
 
   async list(r: Resource, q: RecordQuery): Promise<RecordRow[]> {
+    const driver = q.sort === 'updatedAt' && keepsTerms(r) ? drivingTerm(r, q.conditions) : undefined
+    if (driver) return this.listByTerm(r, q, driver)
     const st = new ReadStatement(this.database.adapter)
     const col = `t.${sqlName(columnOf(q.sort))}`
     const dir = q.desc ? 'DESC' : 'ASC'
@@ -53,6 +74,26 @@ export class RecordReader {
     if (q.after) st.text += ` AND (${col}, t.id) ${q.desc ? '<' : '>'} (${st.param(q.after.key)}, ${st.param(q.after.id)})`
     // The limit is part of the text (1..201): a generic plan then knows it.
     st.text += ` ORDER BY ${col} ${dir}, t.id ${dir} LIMIT ${Math.trunc(q.limit)}`
+    return (await this.database.read(st.text, st.params, { prepare: st.prepare })).map(toRow)
+  }
+
+  /**
+   * A page in `updated_at` order of the records holding a term (src/store/record-terms.ts):
+   * the terms' B-tree lists them in page order, and each is read by id and tested against
+   * every condition, the driving one included (terms are a superset of its matches).
+   */
+  private async listByTerm(r: Resource, q: RecordQuery, driver: DrivingTerm): Promise<RecordRow[]> {
+    const st = new ReadStatement(this.database.adapter)
+    const a = st.adapter
+    const dir = q.desc ? 'DESC' : 'ASC'
+    const withSensitive = q.withSensitive && r.sensitiveKeys.length > 0
+    const others = q.conditions.filter((_, i) => i !== driver.index)
+    // Text in placeholder order: SQLite's are positional.
+    const where = ['t.id = x.id', pathRecheckSql(st, r, 't', driver.test), ...(others.length > 0 ? [conditionsSql(st, r, 't', others)] : [])].join(' AND ')
+    const from = a.joinEach(`${sqlName(termsTableOf(r))} x`, sqlName(r.table), 't', `t.id, t.doc${withSensitive ? ', t.sensitive' : ''}`, where)
+    st.text = `SELECT t.id, x.updated_at, ${a.docSql('t.doc')}${withSensitive ? `, ${a.docSql('t.sensitive')}` : ''} FROM ${from} WHERE x.term = ${st.param(driver.term)}`
+    if (q.after) st.text += ` AND (x.updated_at, x.id) ${q.desc ? '<' : '>'} (${st.param(q.after.key)}, ${st.param(q.after.id)})`
+    st.text += ` ORDER BY x.updated_at ${dir}, x.id ${dir} LIMIT ${Math.trunc(q.limit)}`
     return (await this.database.read(st.text, st.params, { prepare: st.prepare })).map(toRow)
   }
 

@@ -4,9 +4,9 @@
 // column of another type), each named with the family, the column and what to do.
 import type { Resource } from '../resources/declare.js'
 import type { ColumnInfo, DialectAdapter, IndexInfo, TableInfo } from './database.js'
-import { BASE_COLUMNS, declaredTable, indexReads, type DeclaredColumn, type DeclaredIndex, type DeclaredTable } from './declared-schema.js'
+import { BASE_COLUMNS, declaredTable, indexReads, type DeclaredColumn, type DeclaredIndex, type DeclaredTable, type DeclaredTermsTable } from './declared-schema.js'
 
-export type SchemaStepKind = 'create-table' | 'add-column' | 'create-index' | 'rebuild-index' | 'drop-index' | 'drop-column'
+export type SchemaStepKind = 'create-table' | 'create-terms' | 'add-column' | 'create-index' | 'rebuild-index' | 'drop-index' | 'drop-column'
 
 export interface SchemaStep {
   readonly resourceType: string
@@ -17,6 +17,8 @@ export interface SchemaStep {
   /** How much it matters while not done (readiness): a missing table, column or unique index fails. */
   readonly severity: 'fail' | 'warn'
   readonly table: DeclaredTable
+  /** The step is on the family's terms table (created and filled, or given a missing index). */
+  readonly terms?: DeclaredTermsTable
   readonly column?: DeclaredColumn
   /** Indexes to create (after the column is added and filled). */
   readonly indexes: readonly DeclaredIndex[]
@@ -62,11 +64,32 @@ export function planSchema(live: readonly TableInfo[], resources: readonly Resou
         description: `create table ${declared.name} (${declared.columns.length} indexed column(s), ${declared.indexes.length} index(es))`,
         indexes: declared.indexes, dropIndexes: [],
       })
-      continue
+    } else {
+      planTable(declared, table, opts, steps, problems)
     }
-    planTable(declared, table, opts, steps, problems)
+    if (declared.terms) planTerms(declared, declared.terms, byName.get(declared.terms.name), steps)
   }
   return { steps, problems }
+}
+
+/** The family's terms table: created and filled from the stored documents, or given a missing index. */
+function planTerms(declared: DeclaredTable, terms: DeclaredTermsTable, live: TableInfo | undefined, steps: SchemaStep[]): void {
+  const r = declared.resource
+  if (!live) {
+    steps.push({
+      resourceType: r.type, kind: 'create-terms', target: terms.name, severity: 'fail', table: declared, terms,
+      description: `create table ${terms.name} (the exact-filter terms of ${declared.name}), filled from each record's document`,
+      indexes: terms.indexes, dropIndexes: [],
+    })
+    return
+  }
+  for (const i of terms.indexes) {
+    if (live.indexes.some((x) => x.name === i.name)) continue
+    steps.push({
+      resourceType: r.type, kind: 'create-index', target: i.name, severity: 'warn', table: declared, terms,
+      description: `create index ${i.name} on ${terms.name} (${i.columns.join(', ')})`, indexes: [i], dropIndexes: [],
+    })
+  }
 }
 
 function planTable(declared: DeclaredTable, table: TableInfo, opts: PlanOptions, steps: SchemaStep[], problems: SchemaProblem[]): void {

@@ -10,8 +10,9 @@
 import { sql } from 'kysely'
 import type { Resource } from '../resources/declare.js'
 import type { Database, Db, DialectAdapter } from './database.js'
-import { addColumnSql, createIndexSql, createTableSql, dropColumnSql, dropIndexSql, indexStatisticsSql, type DeclaredColumn } from './declared-schema.js'
-import { columnValue } from './documents.js'
+import { addColumnSql, createIndexSql, createTableSql, createTermsTableSql, dropColumnSql, dropIndexSql, indexStatisticsSql, type DeclaredColumn } from './declared-schema.js'
+import { columnValue, type Doc } from './documents.js'
+import { insertTerms } from './record-terms.js'
 import { applyMigration, migrate, migrations, SCHEMA_LOCK, type MigrationResult } from './migrations/index.js'
 import { planSchema, type PlanOptions, type SchemaPlan, type SchemaProblem, type SchemaStep, type SchemaStepKind } from './schema-plan.js'
 
@@ -52,13 +53,19 @@ export async function schemaPlan(database: Database, resources: readonly Resourc
   return planIn(database.db, database.adapter, resources, opts)
 }
 
-async function planIn(db: Db, adapter: DialectAdapter, resources: readonly Resource[], opts: PlanOptions): Promise<SchemaPlan> {
-  return planSchema(await adapter.describeTables(db), resources, adapter, opts)
+async function planIn(db: Db, adapter: DialectAdapter, resources: readonly Resource[], opts: PlanOptions, only?: readonly string[]): Promise<SchemaPlan> {
+  return planSchema(await adapter.describeTables(db, only), resources, adapter, opts)
 }
+
+/** The tables a step's family plans from: its table and its terms table. */
+const tablesOf = (step: SchemaStep) => [step.table.name, ...(step.table.terms ? [step.table.terms.name] : [])]
 
 /**
  * Brings the database to the declarations. Each step runs in a transaction holding the
- * schema lock and is planned again inside it, so processes starting together apply it once.
+ * schema lock and is planned again inside it (its family only: a fresh database has some
+ * sixty steps, and describing every table for each cost 1.4 s), so processes starting
+ * together apply it once. The whole plan is made again at the end, for steps that only
+ * became possible (none today) or that another process left.
  */
 export async function reconcileSchema(database: Database, resources: readonly Resource[], opts: ReconcileOptions = {}): Promise<SchemaStepResult[]> {
   const { db, adapter } = database
@@ -66,29 +73,38 @@ export async function reconcileSchema(database: Database, resources: readonly Re
   if (first.problems.length > 0) throw new SchemaMismatchError(first.problems)
   const results: SchemaStepResult[] = []
   const done = new Set<string>()
-  for (;;) {
-    const result = await db.transaction().execute(async (trx) => {
-      await adapter.transactionLock(trx, SCHEMA_LOCK)
-      const plan = await planIn(trx, adapter, resources, opts)
-      if (plan.problems.length > 0) throw new SchemaMismatchError(plan.problems)
-      const step = plan.steps[0]
-      if (!step) return undefined
-      // A step that is still planned after it ran would loop for ever: the database is not
-      // reporting what the step did.
-      if (done.has(`${step.kind} ${step.target}`)) throw new SchemaStepError(`${step.resourceType}: schema step "${step.description}" ran but the database still lacks it`)
-      const rowsFilled = await applyStep(trx, adapter, step)
-      await trx.insertInto('schema_steps').values({
-        resource_type: step.resourceType, kind: step.kind, target: step.target, description: step.description,
-        rows_filled: rowsFilled, applied_at: Date.now(),
-      }).execute()
-      return { step, rowsFilled }
-    })
-    if (!result) return results
-    done.add(`${result.step.kind} ${result.step.target}`)
-    const applied = resultOf(result.step, 'applied', result.rowsFilled)
-    results.push(applied)
-    opts.onStep?.(applied)
+  const keyOf = (step: SchemaStep) => `${step.kind} ${step.target}`
+  for (let planned = first.steps; planned.length > 0;) {
+    for (const candidate of planned) {
+      const result = await db.transaction().execute(async (trx) => {
+        await adapter.transactionLock(trx, SCHEMA_LOCK)
+        const plan = await planIn(trx, adapter, [candidate.table.resource], opts, tablesOf(candidate))
+        if (plan.problems.length > 0) throw new SchemaMismatchError(plan.problems)
+        const step = plan.steps.find((s) => keyOf(s) === keyOf(candidate))
+        if (!step) return undefined // another process applied it
+        // A step that is still planned after it ran would loop for ever: the database is not
+        // reporting what the step did.
+        if (done.has(keyOf(step))) throw new SchemaStepError(`${step.resourceType}: schema step "${step.description}" ran but the database still lacks it`)
+        const rowsFilled = await applyStep(trx, adapter, step)
+        await trx.insertInto('schema_steps').values({
+          resource_type: step.resourceType, kind: step.kind, target: step.target, description: step.description,
+          rows_filled: rowsFilled, applied_at: Date.now(),
+        }).execute()
+        return { step, rowsFilled }
+      })
+      if (!result) continue
+      done.add(keyOf(result.step))
+      const applied = resultOf(result.step, 'applied', result.rowsFilled)
+      results.push(applied)
+      opts.onStep?.(applied)
+    }
+    const again = await planIn(db, adapter, resources, opts)
+    if (again.problems.length > 0) throw new SchemaMismatchError(again.problems)
+    const stuck = again.steps.find((s) => done.has(keyOf(s)))
+    if (stuck) throw new SchemaStepError(`${stuck.resourceType}: schema step "${stuck.description}" ran but the database still lacks it`)
+    planned = again.steps
   }
+  return results
 }
 
 export interface SchemaMigrationReport {
@@ -137,11 +153,15 @@ function resultOf(step: SchemaStep, status: SchemaStepResult['status'], rowsFill
 }
 
 async function applyStep(trx: Db, adapter: DialectAdapter, step: SchemaStep): Promise<number> {
-  const table = step.table.name
+  const table = step.terms?.name ?? step.table.name
   for (const name of step.dropIndexes) await sql.raw(dropIndexSql(name)).execute(trx)
   if (step.dropColumn) await sql.raw(dropColumnSql(table, step.dropColumn)).execute(trx)
   if (step.kind === 'create-table') await sql.raw(createTableSql(step.table, adapter)).execute(trx)
   let rowsFilled = 0
+  if (step.kind === 'create-terms' && step.terms) {
+    await sql.raw(createTermsTableSql(step.terms, adapter)).execute(trx)
+    rowsFilled = await fillTerms(trx, adapter, step.table.resource)
+  }
   if (step.column) {
     await sql.raw(addColumnSql(table, step.column)).execute(trx)
     rowsFilled = await fillColumn(trx, adapter, step, step.column)
@@ -161,6 +181,20 @@ async function applyStep(trx: Db, adapter: DialectAdapter, step: SchemaStep): Pr
 }
 
 const FILL_BATCH = 500
+
+/** Writes the terms of every stored record (a new terms table); returns how many records have any. */
+async function fillTerms(trx: Db, adapter: DialectAdapter, r: Resource): Promise<number> {
+  let filled = 0
+  let after = 0
+  for (;;) {
+    const rows = await trx.selectFrom(r.table).select(['id', 'updated_at', adapter.docText('doc').as('doc')])
+      .where('id', '>', after).orderBy('id').limit(FILL_BATCH).execute()
+    const records = rows.map((row) => ({ id: Number(row.id), updatedAt: Number(row.updated_at), doc: JSON.parse(row.doc as string) as Doc }))
+    filled += await insertTerms(trx, r, records)
+    if (rows.length < FILL_BATCH) return filled
+    after = Number(rows[rows.length - 1].id)
+  }
+}
 
 /** Copies each record's property into its new column, as a write would have stored it. */
 async function fillColumn(trx: Db, adapter: DialectAdapter, step: SchemaStep, column: DeclaredColumn): Promise<number> {

@@ -7,14 +7,23 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import { migrations } from '../../src/store/migrations/index.js'
+import { defaultRegistry } from '../../src/resources/index.js'
+import { keepsTerms } from '../../src/store/record-terms.js'
 import { assertNoInternals, cliDatabase, runCli } from './helpers/cli.js'
 import { schemaSnapshot } from '../helpers/schema-snapshot.js'
 
-// Columns declared after the frozen migrations reach a fresh database as schema steps too.
-const SINCE_FROZEN = [{
-  resourceType: 'orders', kind: 'add-column', target: 'orders.is_completed', rowsFilled: 0,
-  description: "add column orders.is_completed (integer), filled from each record's document.isCompleted, with orders_is_completed_updated",
-}]
+// Columns declared after the frozen migrations, and each served family's exact-filter terms,
+// reach a fresh database as schema steps too (in declaration order, a family's table first).
+const SINCE_FROZEN = defaultRegistry.all.flatMap((r) => [
+  ...(r.type === 'orders' ? [{
+    resourceType: 'orders', kind: 'add-column', target: 'orders.is_completed', rowsFilled: 0,
+    description: "add column orders.is_completed (integer), filled from each record's document.isCompleted, with orders_is_completed_updated",
+  }] : []),
+  ...(keepsTerms(r) ? [{
+    resourceType: r.type, kind: 'create-terms', target: `${r.table}_terms`, rowsFilled: 0,
+    description: `create table ${r.table}_terms (the exact-filter terms of ${r.table}), filled from each record's document`,
+  }] : []),
+])
 
 test('migrate: --dry-run changes nothing, then migrations and schema steps are applied once and listed', async (t) => {
   const db = await cliDatabase('sqlite')

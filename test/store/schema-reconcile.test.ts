@@ -72,14 +72,18 @@ for (const dialect of await testDialects()) {
     const dry = await migrateSchema(db, resources, { dryRun: true })
     assert.equal(dry.dryRun, true)
     assert.ok(dry.migrations.every((m) => m.status === 'already-applied'))
-    assert.deepEqual(dry.schemaSteps.map((s) => [s.kind, s.resourceType, s.target, s.status]), [['create-table', 'coupons', 'coupons', 'pending']])
+    // Its table, then the side table of its exact-filter terms (src/store/record-terms.ts).
+    assert.deepEqual(dry.schemaSteps.map((s) => [s.kind, s.resourceType, s.target, s.status]), [['create-table', 'coupons', 'coupons', 'pending'], ['create-terms', 'coupons', 'coupons_terms', 'pending']])
     assert.deepEqual(dry.problems, [])
     assert.deepEqual(await schemaSnapshot(db), before, 'a dry run changes nothing')
     assert.deepEqual(await schemaSteps(db), [])
 
     const run = await migrateSchema(db, resources)
-    assert.deepEqual(run.schemaSteps.map((s) => [s.kind, s.resourceType, s.target, s.status]), [['create-table', 'coupons', 'coupons', 'applied']])
-    assert.deepEqual(await schemaSteps(db), [{ resource_type: 'coupons', kind: 'create-table', target: 'coupons', rows_filled: 0 }])
+    assert.deepEqual(run.schemaSteps.map((s) => [s.kind, s.resourceType, s.target, s.status]), [['create-table', 'coupons', 'coupons', 'applied'], ['create-terms', 'coupons', 'coupons_terms', 'applied']])
+    assert.deepEqual(await schemaSteps(db), [
+      { resource_type: 'coupons', kind: 'create-table', target: 'coupons', rows_filled: 0 },
+      { resource_type: 'coupons', kind: 'create-terms', target: 'coupons_terms', rows_filled: 0 },
+    ])
 
     const table = (await db.adapter.describeTables(db.db)).find((x) => x.name === 'coupons')
     assert.ok(table)
@@ -126,7 +130,7 @@ for (const dialect of await testDialects()) {
     // Planned after the migrations it would run: the family 001 does not create, beside what
     // today's declarations add to 001's tables (planned the same without coupons).
     const declared = await migrateSchema(db, allResources, { dryRun: true })
-    assert.deepEqual(dry.schemaSteps.filter((s) => s.resourceType === 'coupons').map((s) => [s.kind, s.target]), [['create-table', 'coupons']])
+    assert.deepEqual(dry.schemaSteps.filter((s) => s.resourceType === 'coupons').map((s) => [s.kind, s.target]), [['create-table', 'coupons'], ['create-terms', 'coupons_terms']])
     assert.deepEqual(dry.schemaSteps.filter((s) => s.resourceType !== 'coupons'), declared.schemaSteps)
     assert.deepEqual(await schemaSnapshot(db), {})
   })
@@ -227,7 +231,7 @@ for (const dialect of await testDialects()) {
     t.after(() => other.close())
     const resources = [...allResources, coupons]
     const [a, b] = await Promise.all([reconcileSchema(db, resources), reconcileSchema(other, resources)])
-    assert.equal(a.length + b.length, 1)
-    assert.deepEqual((await schemaSteps(db)).map((s) => s.target), ['coupons'])
+    assert.equal(a.length + b.length, 2)
+    assert.deepEqual((await schemaSteps(db)).map((s) => s.target), ['coupons', 'coupons_terms'])
   })
 }
