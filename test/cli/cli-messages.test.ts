@@ -9,7 +9,7 @@ import { ScopeCatalog } from '../../src/auth/scopes.js'
 import { defaultRegistry } from '../../src/resources/index.js'
 
 const catalog = new ScopeCatalog(defaultRegistry)
-import { ROOT, assertNoInternals, cliDatabase, cliEnv, runCli } from './helpers/cli.js'
+import { ROOT, assertNoInternals, cliArgs, cliDatabase, cliEnv, runCli } from './helpers/cli.js'
 
 test('credentials create: a bad --expires-in, --ip or --scopes is named as typed; an unknown scope lists the valid ones', async (t) => {
   const target = await cliDatabase('sqlite')
@@ -76,7 +76,7 @@ test('a busy port names --port when the port came from it, and the setting other
 /** Runs a command, reads its first chunk of output, then closes the pipe as `| head -1` does. */
 function readFirstChunkThenClose(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; first: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], { cwd: ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, cliArgs(args), { cwd: ROOT, env: cliEnv(env), stdio: ['ignore', 'pipe', 'pipe'] })
     let first = ''
     let stderr = ''
     child.stdout.once('data', (d: Buffer) => { first = d.toString(); child.stdout.destroy() })

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
-import { ROOT, cliDatabase, cliEnv } from './helpers/cli.js'
+import { ROOT, cliArgs, cliDatabase, cliEnv } from './helpers/cli.js'
 
 const TOKEN = 'workers-test-token'
 const ADMIN = 'workers-test-admin-token'
@@ -26,7 +26,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 test('serve --workers 2: two processes answer on one port, share writes, are replaced when one dies, and stop together', async (t) => {
   const target = await cliDatabase('sqlite')
   t.after(() => target.destroy())
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--workers', '2', '--port', '0'], {
+  const child = spawn(process.execPath, cliArgs(['serve', '--workers', '2', '--port', '0']), {
     cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
     env: cliEnv({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url, PLUGIN_GATEHOUSE_API_TOKEN: TOKEN, PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN, PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0' }),
   })

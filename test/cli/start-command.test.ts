@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createServer } from 'node:net'
 import { verifyAdminLogin } from '../../src/auth/admin-accounts.js'
-import { ROOT, cliDatabase, cliEnv } from './helpers/cli.js'
+import { ROOT, cliArgs, cliDatabase, cliEnv } from './helpers/cli.js'
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -31,7 +31,7 @@ interface Started {
 
 async function start(env: Record<string, string>): Promise<Started> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'start'], {
+  const child = spawn(process.execPath, cliArgs(['start']), {
     cwd: ROOT, env: cliEnv({ ...env, PLUGIN_GATEHOUSE_PORT: String(port) }), stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''

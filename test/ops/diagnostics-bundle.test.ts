@@ -3,8 +3,8 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
 import { buildTestApp } from '../helpers/test-app.js'
+import { ROOT, cliArgs } from '../helpers/cli-command.js'
 
 const SECRETS = {
   PLUGIN_GATEHOUSE_WEBHOOK_URL: 'https://hooks.example.test/receiver/private-path?key=query-secret-value',
@@ -12,7 +12,6 @@ const SECRETS = {
   PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-default-token-value',
   PLUGIN_GATEHOUSE_ADMIN_TOKEN: 'admin-bootstrap-token-value',
 }
-const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 
 test('diagnostics bundle: summary, five checks with status, posture, and nothing secret', async () => {
   const app = await buildTestApp({ dialect: 'sqlite', env: SECRETS })
@@ -71,7 +70,7 @@ test('gatehouse diagnostics prints the bundle as a table and as JSON', async () 
   try {
     await app.issueToken(['products:read'])
     const env = { ...process.env, PLUGIN_GATEHOUSE_DATABASE_URL: app.database.url, PLUGIN_GATEHOUSE_LOG_LEVEL: 'silent', PLUGIN_GATEHOUSE_WEBHOOK_SECRET: '', PLUGIN_GATEHOUSE_WEBHOOK_URL: '' }
-    const run = (args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'diagnostics', ...args], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 })
+    const run = (args: string[]) => spawnSync(process.execPath, cliArgs(['diagnostics', ...args]), { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000 })
     const json = run(['--json'])
     assert.equal(json.status, 0, json.stderr)
     const b = JSON.parse(json.stdout)

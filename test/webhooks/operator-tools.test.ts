@@ -5,16 +5,15 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import { buildTestApp, testDatabase, type TestApp } from '../helpers/test-app.js'
+import { LAUNCHER, launcherEnv } from '../helpers/cli-command.js'
 import { startReceiver } from './helpers/receiver.js'
 
 const ADMIN = 'operator-admin-token'
-const BIN = fileURLToPath(new URL('../../bin/gatehouse.js', import.meta.url))
 
 function gatehouse(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', GATEHOUSE_RUN_SOURCE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [LAUNCHER, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', ...launcherEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })

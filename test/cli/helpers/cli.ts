@@ -1,16 +1,16 @@
-// Runs the real CLI (`node --import tsx src/cli/main.ts …`) as a child process against a
+// Runs the real CLI (test/helpers/cli-command.ts: compiled under `npm test`) as a child process against a
 // database of its own: a temp SQLite file, or a fresh PostgreSQL schema named in the URL.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { openDatabase, type Database, type DialectName } from '../../../src/store/database.js'
 import { PG_URL } from '../../helpers/test-app.js'
+import { ROOT, cliArgs } from '../../helpers/cli-command.js'
 
-export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
+export { ROOT, cliArgs } from '../../helpers/cli-command.js'
 
 export interface CliResult {
   readonly code: number | null
@@ -61,7 +61,7 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
 
 export function runCli(args: readonly string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+    const child = spawn(process.execPath, cliArgs(args), {
       cwd: ROOT, env: cliEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'],
     })
     let stdout = ''

@@ -2,11 +2,8 @@
 // operator scales out, so tests can kill it (SIGKILL) or stop it (SIGTERM).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { tmpdir } from 'node:os'
-import { fileURLToPath } from 'node:url'
 import type { TestDatabase } from '../../helpers/test-app.js'
-
-// The `gatehouse` launcher itself, running the sources (GATEHOUSE_RUN_SOURCE) through tsx.
-const BIN = fileURLToPath(new URL('../../../bin/gatehouse.js', import.meta.url))
+import { LAUNCHER, launcherEnv } from '../../helpers/cli-command.js'
 
 /** The database URL a separate process uses; a PostgreSQL test schema goes in as search_path. */
 export function processDatabaseUrl(db: TestDatabase): string {
@@ -25,9 +22,10 @@ export interface WorkerProcess {
 /** Starts `gatehouse worker …` and resolves once it reports that it runs. */
 export async function startWorkerProcess(env: Record<string, string>, args: readonly string[] = []): Promise<WorkerProcess> {
   // A scratch working directory, so no .env of the checkout leaks into the settings.
-  const child = spawn(process.execPath, [BIN, 'worker', ...args], {
+  // The `gatehouse` launcher itself (compiled under `npm test`: test/helpers/cli-command.ts).
+  const child = spawn(process.execPath, [LAUNCHER, 'worker', ...args], {
     cwd: tmpdir(),
-    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', GATEHOUSE_RUN_SOURCE: '1', PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', ...launcherEnv, PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   let out = ''
