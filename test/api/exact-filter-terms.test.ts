@@ -6,24 +6,14 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
+import { everyPage } from '../helpers/pages.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { allResources } from '../../src/resources/index.js'
 
 type Doc = Record<string, unknown>
 
-/** Every page of a list, `limit` at a time, following the cursor. */
-async function walk(app: TestApp, token: string, query: string, limit = 3): Promise<Doc[]> {
-  const out: Doc[] = []
-  let cursor: string | null = null
-  do {
-    const url: string = `/gatehouse/v1/entries?limit=${limit}&${query}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`
-    const res = await app.get(url, token)
-    assert.equal(res.statusCode, 200, `${url}: ${res.body}`)
-    out.push(...res.json().data)
-    cursor = res.json().pagination.nextCursor
-  } while (cursor)
-  return out
-}
+/** Every page of an entries list, `limit` at a time. */
+const walk = (app: TestApp, token: string, query: string, limit = 3): Promise<Doc[]> => everyPage(app, token, `/gatehouse/v1/entries?limit=${limit}&${query}`)
 
 const ids = (docs: Doc[]) => docs.map((d) => d.id)
 const filterQuery = (expr: string) => `filter=${encodeURIComponent(expr)}`

@@ -4,6 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
+import { everyPage } from '../helpers/pages.js'
 import { matchesFilter, parseFilter } from '../../src/api/filter.js'
 import { products } from '../../src/resources/commerce.js'
 
@@ -27,18 +28,7 @@ async function seedCatalog(app: TestApp): Promise<void> {
   })
 }
 
-async function fetchAll(app: TestApp, token: string, query: string): Promise<Doc[]> {
-  const out: Doc[] = []
-  let cursor: string | null = null
-  do {
-    const url: string = `/gatehouse/v1/products?limit=200&${query}${cursor ? `&cursor=${cursor}` : ''}`
-    const res = await app.get(url, token)
-    assert.equal(res.statusCode, 200, `${url}: ${res.body}`)
-    out.push(...res.json().data)
-    cursor = res.json().pagination.nextCursor
-  } while (cursor)
-  return out
-}
+const fetchAll = (app: TestApp, token: string, query: string): Promise<Doc[]> => everyPage(app, token, `/gatehouse/v1/products?limit=200&${query}`)
 
 /** Reference semantics of one `path:value` expression, evaluated in JS. */
 function holds(doc: unknown, path: string[], value: string): boolean {
