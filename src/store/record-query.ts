@@ -92,6 +92,11 @@ export class RecordReader {
     const where = ['t.id = x.id', pathRecheckSql(st, r, 't', driver.test), ...(others.length > 0 ? [conditionsSql(st, r, 't', others)] : [])].join(' AND ')
     const from = a.joinEach(`${sqlName(termsTableOf(r))} x`, sqlName(r.table), 't', `t.id, t.doc${withSensitive ? ', t.sensitive' : ''}`, where)
     st.text = `SELECT t.id, x.updated_at, ${a.docSql('t.doc')}${withSensitive ? `, ${a.docSql('t.sensitive')}` : ''} FROM ${from} WHERE x.term = ${st.param(driver.term)}`
+    // Bounds on updated_at (an incremental sync's updatedSince) narrow the terms' range too,
+    // instead of reading every older candidate only to drop it.
+    for (const c of q.conditions) {
+      if ((c.kind === 'gte' || c.kind === 'lte') && columnOf(c.column) === 'updated_at') st.text += ` AND x.updated_at ${c.kind === 'gte' ? '>=' : '<='} ${st.param(c.value)}`
+    }
     if (q.after) st.text += ` AND (x.updated_at, x.id) ${q.desc ? '<' : '>'} (${st.param(q.after.key)}, ${st.param(q.after.id)})`
     st.text += ` ORDER BY x.updated_at ${dir}, x.id ${dir} LIMIT ${Math.trunc(q.limit)}`
     // The LATERAL fence fixes the plan whatever the term: PostgreSQL may as well keep one.

@@ -64,6 +64,11 @@ for (const dialect of await testDialects()) {
       assert.equal(await expect('fields.tagIds:99', () => false), 0)
       // Too long for a term: read from the documents instead, with the same answer.
       assert.equal(await expect(`fields.long:${'x'.repeat(200)}`, () => true), 40)
+      // An incremental sync: only what changed since a moment, in the same order.
+      const since = String(created[25].updatedAt)
+      const changed = (await walk(app, everything, 'status=all', 200)).filter((d) => String(d.updatedAt) >= since && tags(d.fields as Doc).some((t) => t === 7 || t === '7'))
+      assert.deepEqual(ids(await walk(app, everything, `status=all&updatedSince=${encodeURIComponent(since)}&${filterQuery('fields.tagIds:7')}`)), ids(changed))
+      assert.ok(changed.length > 0 && changed.length < 15)
       // With a second condition in the same filter.
       await expect('fields.tagIds:7,fields.colour:blue', (f) => tags(f).some((t) => t === 7 || t === '7') && f.colour === 'blue')
 

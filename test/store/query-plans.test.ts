@@ -175,6 +175,12 @@ if ((await testDialects()).includes('postgres')) {
       assert.equal((JSON.parse(page.rawData) as unknown[]).length, 5)
       await list('entries', { filter: 'fields.tagIds:123', limit: 5, cursor: page.pagination?.nextCursor })
     }, termPlan('entries'))
+    // An incremental sync's bound narrows the terms' range: older candidates are never read.
+    await check('entries, filter on a document path, updatedSince', () => list('entries', { filter: 'fields.tagIds:123', updatedSince: '2023-11-15T10:00:00.000Z' }), (plan, text, statement) => {
+      termPlan('entries')(plan, text, statement)
+      const terms = planNodes(plan).find((n) => n['Relation Name'] === 'entries_terms')
+      assert.match(String(terms?.['Index Cond'] ?? (terms?.Plans as Record<string, unknown>[] | undefined)?.[0]?.['Index Cond']), /updated_at >=/, `the bound in the terms' index condition, in ${text}`)
+    })
     await check('products, sorted by title, keyset', async () => {
       const page = await list('products', { sort: 'title' })
       await list('products', { sort: 'title', cursor: page.pagination?.nextCursor })
