@@ -4,7 +4,7 @@
 // are the ones migration 001 gave the first families, so their tables match as they are.
 import type { ColumnType, Resource } from '../resources/declare.js'
 import { columnName, type DialectAdapter } from './database.js'
-import { keepsTerms, termsTableOf } from './record-terms.js'
+import { keepsTerms, termsSignature, termsTableOf } from './record-terms.js'
 
 export interface DeclaredColumn {
   /** The document property it mirrors. */
@@ -49,7 +49,10 @@ export interface DeclaredTable {
   readonly terms?: DeclaredTermsTable
 }
 
-/** `(term, updated_at, id)`, keyed in that order (page order per term); `indexes`: by id, for rewrites. */
+/**
+ * `(term, updated_at, id)`, keyed in that order (page order per term); `indexes`: by id, for
+ * rewrites, named with the signature of the rules that made the terms.
+ */
 export interface DeclaredTermsTable {
   readonly name: string
   readonly indexes: readonly DeclaredIndex[]
@@ -91,7 +94,8 @@ export function declaredTable(r: Resource, adapter: DialectAdapter): DeclaredTab
 
 function termsTable(r: Resource): DeclaredTermsTable {
   const name = termsTableOf(r)
-  return { name, indexes: [{ name: `${name}_id`, columns: ['id'], unique: false }] }
+  // Named after the rules that made the terms: other rules' terms are rebuilt (schema-plan.ts).
+  return { name, indexes: [{ name: `${name}_id_${termsSignature(r)}`, columns: ['id'], unique: false }] }
 }
 
 export const createTermsTableSql = (t: DeclaredTermsTable, adapter: DialectAdapter) => `CREATE TABLE "${t.name}" (

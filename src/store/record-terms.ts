@@ -12,6 +12,7 @@
 // filter itself on each record it reads, so a record is never listed that does not match, and
 // every record that matches has the term. Writes keep the rows in the same transaction
 // (content-store.ts); schema reconciliation creates and fills the table (schema-reconcile.ts).
+import { createHash } from 'node:crypto'
 import type { Resource } from '../resources/declare.js'
 import type { Db } from './database.js'
 import type { Doc } from './documents.js'
@@ -20,13 +21,28 @@ import { jsonScalar } from './record-conditions.js'
 
 /** Values longer than this get no term (body text); a filter on such a value is not driven. */
 export const TERM_VALUE_LIMIT = 128
+/** Nor do terms longer than this (a long key path): a B-tree entry must stay well under 2.7 kB. */
+const TERM_LIMIT = 512
 
 const SEPARATOR = '\u001f'
+
+/**
+ * What the terms are made by. It names the terms table's id index (declared-schema.ts), so
+ * a change to it (this version, or which properties are columns) is a schema step that
+ * rebuilds the terms from the documents: terms written by other rules could miss matches.
+ */
+const TERMS_FORMAT = 1
 
 /** Families whose lists can be filtered (served ones) keep terms. */
 export const keepsTerms = (r: Resource) => r.scope !== undefined
 
 export const termsTableOf = (r: Resource) => `${r.table}_terms`
+
+/** A short digest of the rules that made a family's terms. */
+export function termsSignature(r: Resource): string {
+  const rules = JSON.stringify({ format: TERMS_FORMAT, columns: Object.keys(r.columns).sort() })
+  return createHash('sha256').update(rules).digest('hex').slice(0, 8)
+}
 
 /** Top-level properties that get no term: base values, and those mirrored in a column (its B-tree answers them). */
 function untermed(r: Resource, key: string): boolean {
@@ -36,8 +52,16 @@ function untermed(r: Resource, key: string): boolean {
 /** Text a term holds for a scalar: strings as they are, the JSON text of the rest. */
 const scalarText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v))
 
-/** PostgreSQL text cannot hold U+0000: such keys and values get no term. */
-const termable = (text: string) => text.length <= TERM_VALUE_LIMIT && !text.includes('\u0000')
+/**
+ * PostgreSQL text cannot hold U+0000, and its search document reads one (in older rows) as
+ * U+FFFD (database.ts): terms do the same, so such a value is found as the filter finds it.
+ */
+const termText = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text)
+
+const termFrom = (path: string, value: string): string | undefined => {
+  const term = termText(path) + SEPARATOR + termText(value)
+  return value.length <= TERM_VALUE_LIMIT && term.length <= TERM_LIMIT ? term : undefined
+}
 
 /** The distinct terms of a public document. */
 export function documentTerms(r: Resource, doc: Doc): string[] {
@@ -46,13 +70,13 @@ export function documentTerms(r: Resource, doc: Doc): string[] {
     if (Array.isArray(value)) {
       for (const v of value) walk(v, path)
     } else if (value !== null && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) if (!k.includes('\u0000')) walk(v, path + '.' + k)
+      for (const [k, v] of Object.entries(value)) walk(v, path + '.' + k)
     } else if (value !== undefined) {
-      const text = scalarText(value)
-      if (termable(text)) out.add(path + SEPARATOR + text)
+      const term = termFrom(path, scalarText(value))
+      if (term !== undefined) out.add(term)
     }
   }
-  for (const [k, v] of Object.entries(doc)) if (!untermed(r, k) && !k.includes('\u0000')) walk(v, k)
+  for (const [k, v] of Object.entries(doc)) if (!untermed(r, k)) walk(v, k)
   return [...out]
 }
 
@@ -64,10 +88,10 @@ export function documentTerms(r: Resource, doc: Doc): string[] {
 export function termOf(r: Resource, t: PathTest): string | undefined {
   if (t.op !== 'exact' || t.source !== 'doc' || t.path.length === 0) return undefined
   if (t.path.length === 1 && untermed(r, t.path[0])) return undefined
-  if (/^\s*[[{]/.test(t.value) || !termable(t.value) || t.path.some((k) => k.includes('\u0000'))) return undefined
+  if (/^\s*[[{]/.test(t.value)) return undefined
   const json = jsonScalar(t.value)
   if (typeof json === 'string' && json !== t.value) return undefined
-  return t.path.join('.') + SEPARATOR + t.value
+  return termFrom(t.path.join('.'), t.value)
 }
 
 interface TermRow { term: string; updated_at: number; id: number }

@@ -6,7 +6,7 @@ import type { Resource } from '../resources/declare.js'
 import type { ColumnInfo, DialectAdapter, IndexInfo, TableInfo } from './database.js'
 import { BASE_COLUMNS, declaredTable, indexReads, type DeclaredColumn, type DeclaredIndex, type DeclaredTable, type DeclaredTermsTable } from './declared-schema.js'
 
-export type SchemaStepKind = 'create-table' | 'create-terms' | 'add-column' | 'create-index' | 'rebuild-index' | 'drop-index' | 'drop-column'
+export type SchemaStepKind = 'create-table' | 'create-terms' | 'rebuild-terms' | 'add-column' | 'create-index' | 'rebuild-index' | 'drop-index' | 'drop-column'
 
 export interface SchemaStep {
   readonly resourceType: string
@@ -83,13 +83,15 @@ function planTerms(declared: DeclaredTable, terms: DeclaredTermsTable, live: Tab
     })
     return
   }
-  for (const i of terms.indexes) {
-    if (live.indexes.some((x) => x.name === i.name)) continue
-    steps.push({
-      resourceType: r.type, kind: 'create-index', target: i.name, severity: 'warn', table: declared, terms,
-      description: `create index ${i.name} on ${terms.name} (${i.columns.join(', ')})`, indexes: [i], dropIndexes: [],
-    })
-  }
+  // The id index is named after the rules that made the terms (record-terms.ts): without it
+  // the terms were made by other rules (a column added or dropped, another version) and could
+  // miss matches, so they are written again from the documents.
+  if (terms.indexes.every((i) => live.indexes.some((x) => x.name === i.name))) return
+  steps.push({
+    resourceType: r.type, kind: 'rebuild-terms', target: terms.name, severity: 'fail', table: declared, terms,
+    description: `rebuild table ${terms.name} (the exact-filter terms of ${declared.name}, made by other rules), refilled from each record's document`,
+    indexes: terms.indexes, dropIndexes: live.indexes.filter((x) => !x.name.endsWith('_pkey') && !x.name.startsWith('sqlite_')).map((x) => x.name),
+  })
 }
 
 function planTable(declared: DeclaredTable, table: TableInfo, opts: PlanOptions, steps: SchemaStep[], problems: SchemaProblem[]): void {

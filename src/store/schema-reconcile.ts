@@ -158,10 +158,9 @@ async function applyStep(trx: Db, adapter: DialectAdapter, step: SchemaStep): Pr
   if (step.dropColumn) await sql.raw(dropColumnSql(table, step.dropColumn)).execute(trx)
   if (step.kind === 'create-table') await sql.raw(createTableSql(step.table, adapter)).execute(trx)
   let rowsFilled = 0
-  if (step.kind === 'create-terms' && step.terms) {
-    await sql.raw(createTermsTableSql(step.terms, adapter)).execute(trx)
-    rowsFilled = await fillTerms(trx, adapter, step.table.resource)
-  }
+  if (step.kind === 'create-terms' && step.terms) await sql.raw(createTermsTableSql(step.terms, adapter)).execute(trx)
+  if (step.kind === 'rebuild-terms' && step.terms) await sql.raw(`DELETE FROM "${step.terms.name}"`).execute(trx)
+  if ((step.kind === 'create-terms' || step.kind === 'rebuild-terms') && step.terms) rowsFilled = await fillTerms(trx, adapter, step.table.resource)
   if (step.column) {
     await sql.raw(addColumnSql(table, step.column)).execute(trx)
     rowsFilled = await fillColumn(trx, adapter, step, step.column)

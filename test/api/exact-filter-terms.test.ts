@@ -9,6 +9,7 @@ import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js
 import { everyPage } from '../helpers/pages.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { allResources } from '../../src/resources/index.js'
+import { documentTerms, termOf, termsSignature } from '../../src/store/record-terms.js'
 
 type Doc = Record<string, unknown>
 
@@ -94,8 +95,30 @@ for (const dialect of await testDialects()) {
       assert.equal(step?.rowsFilled, 39, 'every remaining entry has terms')
       assert.ok(await expect('fields.tagIds:7', (f) => tags(f).some((t) => t === 7 || t === '7'), 5) >= 15)
       assert.ok(await expect('fields.meta.code:A-1', (f) => (f.meta as Doc).code === 'A-1', 5) > 0)
+
+      // Terms made by other rules (another version, a column added or dropped) are rebuilt:
+      // here one record lost its terms, and the index named after the rules is gone.
+      const signed = (await app.database.adapter.describeTables(app.database.db, ['entries_terms']))[0].indexes.find((i) => i.name.startsWith('entries_terms_id_'))
+      assert.ok(signed, 'the id index is named after the rules')
+      await sql.raw(`DROP INDEX "${signed.name}"`).execute(app.database.db)
+      await sql`DELETE FROM entries_terms WHERE id = ${created[1].id as number}`.execute(app.database.db)
+      const rebuilt = (await migrateSchema(app.database, allResources)).schemaSteps
+      assert.deepEqual(rebuilt.map((x) => [x.kind, x.target, x.rowsFilled]), [['rebuild-terms', 'entries_terms', 39]])
+      assert.ok(await expect('fields.tagIds:7', (f) => tags(f).some((t) => t === 7 || t === '7'), 6) >= 15)
     } finally {
       await app.close()
     }
   })
 }
+
+test('terms: U+0000 is read as U+FFFD (as PostgreSQL reads older rows), over-long terms are left out, and the rules sign the index', () => {
+  const entries = allResources.find((r) => r.type === 'entries')
+  assert.ok(entries)
+  assert.deepEqual(documentTerms(entries, { fields: { note: 'a\u0000b', ['k'.repeat(600)]: 1, n: 7 } }), ['fields.note\u001fa\uFFFDb', 'fields.n\u001f7'])
+  assert.equal(termOf(entries, { source: 'doc', path: ['fields', 'note'], op: 'exact', value: 'a\u0000b' }), 'fields.note\u001fa\uFFFDb')
+  assert.equal(termOf(entries, { source: 'doc', path: ['fields', 'k'.repeat(600)], op: 'exact', value: '1' }), undefined)
+  // A column more or less changes which properties have terms, and so the signature.
+  const moreColumns = { ...entries, columns: { ...entries.columns, postDate: { type: 'timestamp' as const } } }
+  assert.notEqual(termsSignature(moreColumns), termsSignature(entries))
+  assert.deepEqual(documentTerms(moreColumns, { postDate: '2024-01-01T00:00:00.000Z' }), [])
+})

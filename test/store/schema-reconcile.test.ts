@@ -143,16 +143,18 @@ for (const dialect of await testDialects()) {
     const resources = replacing(orders2, entries2)
 
     const dry = await migrateSchema(db, resources, { dryRun: true })
-    assert.deepEqual(dry.schemaSteps.map((s) => s.target), ['orders.total_price', 'orders.email', 'entries.post_date'])
+    // A property that becomes a column leaves the family's terms: they are made again.
+    assert.deepEqual(dry.schemaSteps.map((s) => s.target), ['orders.total_price', 'orders.email', 'orders_terms', 'entries.post_date', 'entries_terms'])
 
     const steps = await reconcileSchema(db, resources)
     assert.deepEqual(steps.map((s) => [s.kind, s.target, s.rowsFilled]), [
-      ['add-column', 'orders.total_price', 3], ['add-column', 'orders.email', 2], ['add-column', 'entries.post_date', 2],
+      ['add-column', 'orders.total_price', 3], ['add-column', 'orders.email', 2], ['rebuild-terms', 'orders_terms', 3],
+      ['add-column', 'entries.post_date', 2], ['rebuild-terms', 'entries_terms', 3],
     ])
     assert.match(steps[1].description, /orders_email_unique/)
     assert.deepEqual((await schemaSteps(db)).map((s) => [s.resource_type, s.kind, s.target, Number(s.rows_filled)]), [
-      ['orders', 'add-column', 'orders.total_price', 3],
-      ['orders', 'add-column', 'orders.email', 2], ['entries', 'add-column', 'entries.post_date', 2],
+      ['orders', 'add-column', 'orders.total_price', 3], ['orders', 'add-column', 'orders.email', 2], ['orders', 'rebuild-terms', 'orders_terms', 3],
+      ['entries', 'add-column', 'entries.post_date', 2], ['entries', 'rebuild-terms', 'entries_terms', 3],
     ])
 
     const reader = new RecordReader(db)
@@ -215,7 +217,8 @@ for (const dialect of await testDialects()) {
     const dry = await migrateSchema(db, replacing(removed), { dryRun: true })
     assert.deepEqual(dry.problems.map((p) => p.column), ['type'])
     const dropped = await migrateSchema(db, replacing(removed), { dropRemoved: true })
-    assert.deepEqual(dropped.schemaSteps.map((s) => [s.kind, s.target]), [['drop-column', 'products.type']])
+    // `type` is a property with terms again: the family's terms are made again from the documents.
+    assert.deepEqual(dropped.schemaSteps.map((s) => [s.kind, s.target]), [['drop-column', 'products.type'], ['rebuild-terms', 'products_terms']])
     const table = (await db.adapter.describeTables(db.db)).find((x) => x.name === 'products')
     assert.equal(table?.columns.some((c) => c.name === 'type'), false)
     assert.equal(table?.indexes.some((i) => i.columns.includes('type')), false)
