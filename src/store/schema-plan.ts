@@ -17,7 +17,7 @@ export interface SchemaStep {
   /** How much it matters while not done (readiness): a missing table, column or unique index fails. */
   readonly severity: 'fail' | 'warn'
   readonly table: DeclaredTable
-  /** The step is on the family's terms table (created and filled, or given a missing index). */
+  /** The step is on the family's terms table (created and filled, or rebuilt). */
   readonly terms?: DeclaredTermsTable
   readonly column?: DeclaredColumn
   /** Indexes to create (after the column is added and filled). */
@@ -72,7 +72,7 @@ export function planSchema(live: readonly TableInfo[], resources: readonly Resou
   return { steps, problems }
 }
 
-/** The family's terms table: created and filled from the stored documents, or given a missing index. */
+/** The family's terms table: created and filled from the stored documents, or rebuilt from them. */
 function planTerms(declared: DeclaredTable, terms: DeclaredTermsTable, live: TableInfo | undefined, steps: SchemaStep[]): void {
   const r = declared.resource
   if (!live) {
