@@ -162,13 +162,16 @@ export function jsonScalar(text: string): string | number | boolean | null | und
   return undefined
 }
 
+/** A filter value written as a JSON object or array, which path tests compare as text. */
+export const isStructuredValue = (value: string) => /^\s*[[{]/.test(value)
+
 /**
  * JSON documents whose containment is the exact test: the path's value (or an element of
  * the array on the way, or of a free-form value) is the plain text or the JSON value given.
  * Undefined for object or array values, which the path test compares as text.
  */
 export function containmentDocuments(t: PathTest): string[] | undefined {
-  if (/^\s*[[{]/.test(t.value)) return undefined
+  if (isStructuredValue(t.value)) return undefined
   const json = jsonScalar(t.value)
   const scalars: unknown[] = json === undefined || json === t.value ? [t.value] : [t.value, json]
   const nest = (path: readonly string[], leaf: unknown): unknown => path.reduceRight<unknown>((inner, key) => ({ [key]: inner }), leaf)
@@ -192,7 +195,7 @@ function documentPathSql(st: ReadStatement, alias: string, t: PathTest): string 
   // An exact match of a scalar needs its JSON text, or the string's, somewhere in the stored
   // document (written by JSON.stringify, so in that form): a cheap text search that spares
   // reading the path from most documents (SQLite has no index for it).
-  const candidates = t.op === 'exact' && !/^\s*[[{]/.test(t.value) ? [...new Set([t.value, JSON.stringify(t.value)])] : []
+  const candidates = t.op === 'exact' && !isStructuredValue(t.value) ? [...new Set([t.value, JSON.stringify(t.value)])] : []
   const prefilter = candidates.length > 0 ? `(${candidates.map((c) => a.textContainsSql(source, st.param(c))).join(' OR ')}) AND ` : ''
   // A placeholder per use: SQLite's are positional.
   const compare = (jsonExpr: string, textExpr: string) => t.op === 'like'

@@ -17,10 +17,10 @@ import type { Resource } from '../resources/declare.js'
 import type { Db } from './database.js'
 import type { Doc } from './documents.js'
 import type { PathTest } from './record-conditions.js'
-import { jsonScalar } from './record-conditions.js'
+import { isStructuredValue, jsonScalar } from './record-conditions.js'
 
 /** Values longer than this get no term (body text); a filter on such a value is not driven. */
-export const TERM_VALUE_LIMIT = 128
+const TERM_VALUE_LIMIT = 128
 /** Nor do terms longer than this (a long key path): a B-tree entry must stay well under 2.7 kB. */
 const TERM_LIMIT = 512
 
@@ -88,7 +88,7 @@ export function documentTerms(r: Resource, doc: Doc): string[] {
 export function termOf(r: Resource, t: PathTest): string | undefined {
   if (t.op !== 'exact' || t.source !== 'doc' || t.path.length === 0) return undefined
   if (t.path.length === 1 && untermed(r, t.path[0])) return undefined
-  if (/^\s*[[{]/.test(t.value)) return undefined
+  if (isStructuredValue(t.value)) return undefined
   const json = jsonScalar(t.value)
   if (typeof json === 'string' && json !== t.value) return undefined
   return termFrom(t.path.join('.'), t.value)
