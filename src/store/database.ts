@@ -544,9 +544,13 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   // Reads whose plan the text fixes (`generic`), on connections that always use it: a few,
   // made on first use. Set by a statement, not a start-up option, which a connection string's
   // own `options` would replace and PgBouncer refuses; where the setting is unknown (before
-  // PostgreSQL 12) the reads still run, planned per call.
-  const generic = new (loadPg().Pool)({ ...poolConfig, max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 2)) })
-  generic.on('connect', (client) => { client.query('SET plan_cache_mode = force_generic_plan').catch(() => {}) })
+  // PostgreSQL 12) the reads still run, planned per call. The pool hands a new connection out
+  // once the statement has run (`onConnect`), so the first read is not sent on a connection
+  // still busy with it (which pg deprecates).
+  const generic = new (loadPg().Pool)({
+    ...poolConfig, max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 2)),
+    onConnect: async (client) => { await client.query('SET plan_cache_mode = force_generic_plan').catch(() => {}) },
+  })
   const watch = queryTimeout !== undefined && queryTimeout > 0 ? new QueryWatch(queryTimeout + 1000) : undefined
   const onError = (err: Error) => options.onConnectionError?.(err)
   // A connection that drops (server restart, network cut) emits 'error' on its client, idle
