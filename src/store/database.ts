@@ -61,14 +61,15 @@ export interface DialectAdapter {
   ilike(expr: string, placeholder: string): string
   /**
    * A SELECT of `columns` from `change_log c`: the rows of these types after a position (and
-   * meeting the conditions `more`, `' AND …'`) in sequence order, at most `limit`, written so
+   * meeting the conditions `more`, `' AND …'`), the first `limit` in sequence order, written so
    * that it reads about `limit` rows of the (resource_type, seq) index whatever the types.
    * SQLite gets an IN list: it walks each type's index range in order and leaves it once the
    * page is full. PostgreSQL reads a bounded range of the log's next positions when that holds
    * a whole page, and otherwise each type's page as a range, merged: left to choose, with an
    * equality or an IN list it walks the primary key unbounded when it thinks a type is spread
    * evenly through the log, reading every later change of the other types (14 ms a page
-   * mid-log on the bench data). PostgreSQL's text may use a placeholder more than once.
+   * mid-log on the bench data). PostgreSQL's text may use a placeholder more than once, and
+   * its two forms are joined by UNION ALL without an outer ORDER BY: callers order the rows.
    */
   changesOfTypesAfter(columns: string, typeLiterals: readonly string[], seqPlaceholder: string, more: string, limit: number): string
   /**
@@ -377,9 +378,9 @@ const postgresAdapter: DialectAdapter = {
   isoOfMs: (expr) => `to_char(TIMESTAMP '1970-01-01' + ${expr} * INTERVAL '1 millisecond', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
   joinInOrder: (expr, orderBy) => `string_agg(${expr}, ',' ORDER BY ${orderBy})`,
   // Two forms, chosen by PostgreSQL as it runs (one-time filters: the form not chosen is never
-  // started). First the log's next positions (`LOG_WINDOW` pages' worth, a bounded range of
-  // the primary key): when they hold a whole page of these types, as for a follower of most
-  // types, that is the page (0.14 ms against 0.8 on the bench's 16 types). Otherwise, for
+  // started). First the log's next positions (`LOG_WINDOW` pages' worth, one bounded range of
+  // positions): when they hold a whole page of these types, as for a follower of most
+  // types, that is the page (0.14 ms against 0.8 on the bench's log). Otherwise, for
   // types rare in the log, each type's page as a range of the (type, seq) index, merged.
   changesOfTypesAfter: (columns, types, seq, more, limit) => {
     const head = `SELECT ${columns} FROM change_log c WHERE c.seq > ${seq} AND c.seq <= ${seq} + ${LOG_WINDOW * limit} AND c.resource_type IN (${types.join(', ')})${more} ORDER BY c.seq LIMIT ${limit}`
@@ -544,13 +545,13 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   // Reads whose plan the text fixes (`generic`), on connections that always use it: a few,
   // made on first use. Set by a statement, not a start-up option, which a connection string's
   // own `options` would replace and PgBouncer refuses; where the setting is unknown (before
-  // PostgreSQL 12) the reads still run, planned per call. The pool hands a new connection out
-  // once the statement has run (`onConnect`), so the first read is not sent on a connection
-  // still busy with it (which pg deprecates).
-  const generic = new (loadPg().Pool)({
-    ...poolConfig, max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 2)),
-    onConnect: async (client) => { await client.query('SET plan_cache_mode = force_generic_plan').catch(() => {}) },
-  })
+  // PostgreSQL 12) the reads still run, planned per call. A read on a new connection waits
+  // for that statement instead of being sent while it runs (pg deprecates a query sent on a
+  // busy connection); it waits under the read's own watch, so a connection gone silent there
+  // fails the read like any other.
+  const generic = new (loadPg().Pool)({ ...poolConfig, max: Math.max(2, Math.ceil((options.poolSize ?? 10) / 2)) })
+  const settingUp = new WeakMap<pg.PoolClient, Promise<unknown>>()
+  generic.on('connect', (client) => { settingUp.set(client, client.query('SET plan_cache_mode = force_generic_plan').catch(() => {})) })
   const watch = queryTimeout !== undefined && queryTimeout > 0 ? new QueryWatch(queryTimeout + 1000) : undefined
   const onError = (err: Error) => options.onConnectionError?.(err)
   // A connection that drops (server restart, network cut) emits 'error' on its client, idle
@@ -578,7 +579,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
         (opts?.generic && query.name !== undefined ? generic : pool).connect((connectError, client, release) => {
           if (connectError || !client) return reject(connectError)
           watch?.started(client)
-          client.query(query, (err: Error | null, result: pg.QueryArrayResult) => {
+          const send = () => client.query(query, (err: Error | null, result: pg.QueryArrayResult) => {
             watch?.ended(client)
             // A client whose query failed for another reason than the server's own error
             // reply (a dropped or silent connection) is discarded, not handed out again.
@@ -586,6 +587,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
             if (err) reject(err)
             else resolve(result.rows)
           })
+          const setting = settingUp.get(client)
+          if (setting === undefined) return send()
+          settingUp.delete(client)
+          void setting.then(send)
         })
       })
     },

@@ -8,7 +8,15 @@ import assert from 'node:assert/strict'
 import { defaultRegistry, type Resource } from '../../src/resources/index.js'
 import { readChangePage, readRenderedChangePage, type FeedFamily } from '../../src/store/change-page.js'
 import type { ChangeAction } from '../../src/store/change-log.js'
+import type { Database } from '../../src/store/database.js'
 import { testDatabase, testDialects } from '../helpers/test-app.js'
+
+/** Every node of a JSON plan. */
+function planNodes(node: Record<string, unknown>, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
+  out.push(node)
+  for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) planNodes(child, out)
+  return out
+}
 
 interface LogRow { seq: number; type: string; id: number; action: ChangeAction; at: number }
 
@@ -70,6 +78,23 @@ for (const dialect of await testDialects()) {
           assert.deepEqual(walked, expected.map((r) => r.seq), `${what}: the walk reads every change once, in order`)
         }
       }
+    }
+    if (dialect === 'postgres') {
+      // Which form PostgreSQL ran: how often it started the bounded range of positions (a
+      // condition `seq <= …`) and the types' own ranges (`ROW(resource_type, seq) > …`).
+      const started = async (types: string[], afterSeq: number) => {
+        const sent: { text: string; params: readonly unknown[] }[] = []
+        const recording: Database = { ...database, read: (text, params, opts) => { sent.push({ text, params }); return database.read(text, params, opts) } }
+        await readChangePage(recording, { afterSeq, limit: 9 }, types.map(family))
+        const [[plan]] = await database.read(`EXPLAIN (ANALYZE, FORMAT JSON) ${sent[0].text}`, sent[0].params, { prepare: false }) as [[{ Plan: Record<string, unknown> }[]]]
+        // Whatever the scan (the table is small): its conditions, and how often it started.
+        const conditions = (n: Record<string, unknown>) => [n['Index Cond'], n['Recheck Cond'], n.Filter].join(' ')
+        const loops = (condition: RegExp) => planNodes(plan[0].Plan).filter((n) => n['Relation Name'] === 'change_log' && condition.test(conditions(n))).reduce((sum, n) => sum + Number(n['Actual Loops']), 0)
+        return { range: loops(/seq <= /), types: loops(/ROW\(resource_type, seq\) >/) }
+      }
+      assert.deepEqual(await started(['entries', 'products', 'orders'], 0), { range: 1, types: 0 }, 'a page of types dense in the log: the range alone')
+      const rare = await started(['orders'], 0)
+      assert.deepEqual(rare, { range: 1, types: 1 }, 'a type rare in the log: the range, then the type\'s own')
     }
     // A position past the end, and one inside the gap.
     assert.deepEqual(await readChangePage(database, { afterSeq: 99_999, limit: 5 }, [family('entries')]), [])
