@@ -10,13 +10,7 @@ import { readChangePage, readRenderedChangePage, type FeedFamily } from '../../s
 import type { ChangeAction } from '../../src/store/change-log.js'
 import type { Database } from '../../src/store/database.js'
 import { testDatabase, testDialects } from '../helpers/test-app.js'
-
-/** Every node of a JSON plan. */
-function planNodes(node: Record<string, unknown>, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
-  out.push(node)
-  for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) planNodes(child, out)
-  return out
-}
+import { planNodes } from '../helpers/query-plan.js'
 
 interface LogRow { seq: number; type: string; id: number; action: ChangeAction; at: number }
 

@@ -22,6 +22,7 @@ import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { insertTerms } from '../../src/store/record-terms.js'
 import { allResources } from '../../src/resources/index.js'
 import { PG_URL, testDatabase, testDialects, testSettings } from '../helpers/test-app.js'
+import { planNodes } from '../helpers/query-plan.js'
 
 const ENTRIES = 60_000
 const PRODUCTS = 20_000
@@ -92,13 +93,6 @@ const familyTables = new Set([...allResources.flatMap((r) => [r.table, `${r.tabl
 function seqScans(node: Record<string, unknown>, out: string[] = []): string[] {
   if (node['Node Type'] === 'Seq Scan' && familyTables.has(node['Relation Name'] as string)) out.push(node['Relation Name'] as string)
   for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) seqScans(child, out)
-  return out
-}
-
-/** Every node of a JSON plan. */
-function planNodes(node: Record<string, unknown>, out: Record<string, unknown>[] = []): Record<string, unknown>[] {
-  out.push(node)
-  for (const child of (node.Plans as Record<string, unknown>[] | undefined) ?? []) planNodes(child, out)
   return out
 }
 
