@@ -1,7 +1,7 @@
 // GET /auth/whoami: who the token belongs to.
 import { Type } from '@sinclair/typebox'
 import type { Caller } from '../auth/credentials.js'
-import type { MachineRoute } from './machine-route.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
 
 export const WhoamiData = Type.Object({
   credentialId: Type.String(),

@@ -1,9 +1,9 @@
 // GET /changes: the change feed in commit order, a thin HTTP surface over listChanges.
 import { Type } from '@sinclair/typebox'
-import type { Services } from '../services.js'
-import { listChanges, servedChangeTypes } from './operations/list-changes.js'
-import { commonListParams } from './operations/record-inputs.js'
-import type { MachineRoute } from './machine-route.js'
+import type { Services } from '../compose/services.js'
+import { listChanges, servedChangeTypes } from '../operations/list-changes.js'
+import { commonListParams } from '../operations/record-inputs.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
 
 export const ChangeItem = Type.Object({
   resourceType: Type.String({ description: 'Change-feed type, e.g. products, globalsets' }),

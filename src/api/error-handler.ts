@@ -2,7 +2,7 @@
 // errors as 400/413/415; a lost database as 503; anything else as a fixed 500 message
 // (logged in full, never sent: no stack, SQL or token reaches a body).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, errorCatalog, type ErrorCode, type ErrorDetail } from '../contract/errors.js'
+import { ApiError, errorCatalog, type ErrorCode, type ErrorDetail } from '../kernel/errors.js'
 import type { DialectAdapter } from '../store/database.js'
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, err: ApiError): FastifyReply {

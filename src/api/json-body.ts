@@ -2,7 +2,7 @@
 // deeply nested body is cheap, but every recursive walk after it (validation, the NUL and
 // surrogate check, canonical JSON for digests, JSON.stringify) would overflow the stack on
 // 10,000 levels and answer 500. No request of ours needs more than a few levels.
-import { ApiError } from '../contract/errors.js'
+import { ApiError } from '../kernel/errors.js'
 
 /** Deepest nesting of objects and arrays a request body may have (docs/api.md). */
 export const MAX_JSON_DEPTH = 64

@@ -2,14 +2,14 @@
 // the checks in the order DESIGN §4 fixes: authentication (401, also for unknown paths),
 // then the route (404, 405 with Allow), then the scope (403), then the input (400).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { ApiError, invalid, missingScope } from '../contract/errors.js'
+import { ApiError, invalid, missingScope } from '../kernel/errors.js'
 import type { Caller, CredentialService } from '../auth/credentials.js'
 import type { RateLimiter } from '../auth/rate-limit.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import { sendError } from './error-handler.js'
 import type { PageCache } from './page-cache.js'
 import { textProblem } from '../store/validation.js'
-import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
+import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
 declare module 'fastify' {
   interface FastifyRequest {

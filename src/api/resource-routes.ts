@@ -1,11 +1,11 @@
 // List and detail routes for every family the app serves, built from the declarations:
 // thin HTTP surfaces over listRecords and showRecord.
 import { Type } from '@sinclair/typebox'
-import type { Services } from '../services.js'
-import { listRecords } from './operations/list-records.js'
-import { showRecord } from './operations/show-record.js'
-import { listQuerySchema, showQuerySchema } from './operations/record-inputs.js'
-import type { MachineRoute } from './machine-route.js'
+import type { Services } from '../compose/services.js'
+import { listRecords } from '../operations/list-records.js'
+import { showRecord } from '../operations/show-record.js'
+import { listQuerySchema, showQuerySchema } from '../operations/record-inputs.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
 
 export function resourceRoutes(services: Services): MachineRoute[] {
   const routes: MachineRoute[] = []

@@ -1,7 +1,7 @@
 // Control-panel admin accounts in the `admins` table: created from the CLI (`gatehouse admin
 // create`) or by `gatehouse start` on first run; the panel verifies logins against them.
 import type { Db } from '../store/database.js'
-import { ApiError, invalid } from '../contract/errors.js'
+import { ApiError, invalid } from '../kernel/errors.js'
 import { hashPassword, verifyPassword } from './passwords.js'
 
 export interface AdminAccount {

@@ -4,7 +4,7 @@
 // PLUGIN_GATEHOUSE_ADMIN_TOKEN setting stays as the way in for automation.
 import { randomBytes } from 'node:crypto'
 import type { Database, Db } from '../store/database.js'
-import { ApiError, invalid, notFound } from '../contract/errors.js'
+import { ApiError, invalid, notFound } from '../kernel/errors.js'
 import { digestToken, generateId, tokenHint } from './tokens.js'
 import type { CredentialChangeActor } from './credentials.js'
 

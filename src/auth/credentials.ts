@@ -3,8 +3,8 @@
 // bearer token to a caller and manages the lifecycle (create, rotate, pause, resume,
 // revoke, delete). Expiry, status and IP allowlists are enforced on every request.
 import type { Database, Db } from '../store/database.js'
-import { SettingsError, type Settings } from '../settings.js'
-import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
+import { SettingsError, type Settings } from '../kernel/settings.js'
+import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
 import { effectiveScopes, type ScopeCatalog } from './scopes.js'

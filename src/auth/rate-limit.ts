@@ -9,7 +9,7 @@
 // request a timeout; Redis is used again as soon as it is back.
 import { createRequire } from 'node:module'
 import type { Redis } from 'ioredis'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 
 export interface RateDecision {
   readonly allowed: boolean

@@ -2,7 +2,7 @@
 // from its declaration; the scopes of the other parts' routes are listed here. Routes name the
 // scope they need; capabilities publish the catalogue without the scopes of surfaces switched
 // off by a flag.
-import type { FeatureFlag, Settings } from '../settings.js'
+import type { FeatureFlag, Settings } from '../kernel/settings.js'
 import type { ResourceRegistry } from '../resources/index.js'
 
 export interface ScopeInfo {

@@ -1,6 +1,6 @@
 // How the CLI reports failure: one line on stderr, a non-zero exit, never a stack trace.
-import { ApiError } from '../contract/errors.js'
-import { SettingsError } from '../settings.js'
+import { ApiError } from '../kernel/errors.js'
+import { SettingsError } from '../kernel/settings.js'
 import { SchemaMismatchError, SchemaStepError } from '../store/schema-reconcile.js'
 
 /** A failure the command explains itself; `exitCode` defaults to 1. */

@@ -2,11 +2,11 @@
 // they name, migrated, and the same services the server builds, so a write from the CLI
 // goes through the write service, the change log and the webhook outbox like any other.
 import { pino } from 'pino'
-import { loadDotEnv, loadSettings, type Settings } from '../settings.js'
+import { loadDotEnv, loadSettings, type Settings } from '../kernel/settings.js'
 import { openDatabase, type Database } from '../store/database.js'
 import { migrateSchema, type SchemaMigrationReport } from '../store/schema-reconcile.js'
 import { defaultRegistry } from '../resources/index.js'
-import { createServices, type Services } from '../services.js'
+import { createServices, type Services } from '../compose/services.js'
 
 export function loadCliSettings(): Settings {
   loadDotEnv()

@@ -2,7 +2,7 @@
 // without a database: it depends only on settings and the registries, so commands that print
 // it build the app on a throwaway in-memory store and write nothing anywhere.
 import { pino } from 'pino'
-import { buildApp, type GatehouseApp } from '../app.js'
+import { buildApp, type GatehouseApp } from '../compose/app.js'
 import { loadCliSettings } from './context.js'
 
 export async function withContractApp<T>(fn: (app: GatehouseApp) => Promise<T> | T): Promise<T> {

@@ -6,7 +6,7 @@ import type { Command } from 'commander'
 import { withServices } from './context.js'
 import { printJson, printTable } from './output.js'
 import { Operations } from '../ops/operations.js'
-import { diagnosticsBundle, type DiagnosticsBundle } from '../ops/diagnostics.js'
+import { diagnosticsBundle, type DiagnosticsBundle } from '../operations/diagnostics.js'
 
 function printBundle(b: DiagnosticsBundle): void {
   const { summary } = b

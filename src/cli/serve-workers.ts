@@ -6,7 +6,7 @@
 // all on SIGINT or SIGTERM.
 import cluster, { type Worker } from 'node:cluster'
 import { createServer } from 'node:net'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import { openStore } from './context.js'
 
 /** Messages between the primary and its workers. */

@@ -2,7 +2,7 @@
 // job runtime operations as the admin API and the panel; changes are audited with the
 // operator as the actor. Errors name the flag the operator typed.
 import type { Command } from 'commander'
-import { ApiError } from '../contract/errors.js'
+import { ApiError } from '../kernel/errors.js'
 import type { Run, WorkflowView } from '../jobs/workflow.js'
 import { withServices } from './context.js'
 import { CliError } from './cli-error.js'

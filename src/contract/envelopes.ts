@@ -1,7 +1,7 @@
 // Schemas of the envelope around every machine-API answer (DESIGN §4), shared by the OpenAPI
 // document and the schema catalog.
 import { Type } from '@sinclair/typebox'
-import { errorCatalog } from './errors.js'
+import { errorCatalog } from '../kernel/errors.js'
 
 export const PaginationSchema = Type.Object({
   hasMore: Type.Boolean({ description: 'Whether another page follows' }),

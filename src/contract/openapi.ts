@@ -3,9 +3,9 @@
 // It depends only on settings and the registry, so it is built once per app and served as
 // ready text.
 import { Type } from '@sinclair/typebox'
-import { BASE_PATH, routeEnabled, successorPath, type MachineRoute } from '../api/machine-route.js'
-import type { Settings } from '../settings.js'
-import { errorCatalog, type ErrorCode } from './errors.js'
+import { BASE_PATH, routeEnabled, successorPath, type MachineRoute } from '../kernel/machine-route.js'
+import type { Settings } from '../kernel/settings.js'
+import { errorCatalog, type ErrorCode } from '../kernel/errors.js'
 import { ErrorEnvelopeSchema } from './envelopes.js'
 import { COMPONENT_PREFIX, toJsonSchema, type JsonSchema } from './json-schema.js'
 import { bodySchema, openapiPath, routeErrors, routeParameters, successSchema, type SchemaSink } from './route-contract.js'

@@ -2,8 +2,8 @@
 // parameters, its body, the schema of its success answer and the error codes it can give.
 // The OpenAPI document and the schema catalog both call these, so they cannot disagree.
 import type { TObject } from '@sinclair/typebox'
-import type { MachineRoute } from '../api/machine-route.js'
-import { errorCatalog, type ErrorCode } from './errors.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
+import { errorCatalog, type ErrorCode } from '../kernel/errors.js'
 import { ListMetaSchema, PaginationSchema } from './envelopes.js'
 import { projectable, toJsonSchema, type JsonSchema } from './json-schema.js'
 

@@ -2,9 +2,9 @@
 // (`endpoint=products.list`), each self-contained (no references to follow). The schemas are
 // the ones the OpenAPI document gives, built by the same functions.
 import { Type, type Static, type TSchema } from '@sinclair/typebox'
-import { BASE_PATH, routeEnabled, successorPath, type MachineRoute } from '../api/machine-route.js'
-import type { Settings } from '../settings.js'
-import { errorCatalog, notFound } from './errors.js'
+import { BASE_PATH, routeEnabled, successorPath, type MachineRoute } from '../kernel/machine-route.js'
+import type { Settings } from '../kernel/settings.js'
+import { errorCatalog, notFound } from '../kernel/errors.js'
 import { toJsonSchema, type JsonSchema } from './json-schema.js'
 import { bodySchema, routeErrors, successSchema, type SchemaSink } from './route-contract.js'
 

@@ -2,7 +2,7 @@
 // uses it (or expired when nobody does before expiresAt). Every change is a conditional
 // update (on a version or on the status it leaves), so concurrent deciders, executors and
 // expiry timers in several processes cannot both win.
-import { ApiError } from '../contract/errors.js'
+import { ApiError } from '../kernel/errors.js'
 import type { Database, Db } from '../store/database.js'
 import { appendAudit } from './audit-log.js'
 import { sameActor, SYSTEM_ACTOR, type Actor } from './actor.js'

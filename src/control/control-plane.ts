@@ -2,7 +2,7 @@
 // approval expiry timer. Routes (machine API and admin API) and the CLI call these
 // operations; every write they make is audited in its own transaction.
 import type { Logger } from 'pino'
-import { ApiError, invalidMany, notFound } from '../contract/errors.js'
+import { ApiError, invalidMany, notFound } from '../kernel/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import type { ScopeCatalog } from '../auth/scopes.js'
 import { generateId } from '../auth/tokens.js'

@@ -1,7 +1,7 @@
 // What executing an action would do now: the one evaluation behind both simulation and
 // execution, so a simulation cannot disagree with the execution that follows it. It reads
 // and never writes.
-import { ApiError, invalid, type ErrorDetail } from '../contract/errors.js'
+import { ApiError, invalid, type ErrorDetail } from '../kernel/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import { schemaProblems } from '../store/validation.js'
 import type { ContentStore } from '../store/content-store.js'

@@ -3,7 +3,7 @@
 // key, consuming the approval and auditing, so a success is all of those or none of them.
 // A failed run leaves nothing from the action written and records a failed execution.
 import type { Logger } from 'pino'
-import { ApiError, invalidMany } from '../contract/errors.js'
+import { ApiError, invalidMany } from '../kernel/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'

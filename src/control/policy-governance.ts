@@ -9,7 +9,7 @@
 //     contain, and may not rewrite a policy that covers others.
 // Every change is audited with the path taken; refusals are audited too.
 import type { Static } from '@sinclair/typebox'
-import { ApiError, invalidMany, missingScope, type ErrorDetail } from '../contract/errors.js'
+import { ApiError, invalidMany, missingScope, type ErrorDetail } from '../kernel/errors.js'
 import type { Caller } from '../auth/credentials.js'
 import { generateId } from '../auth/tokens.js'
 import type { Database } from '../store/database.js'

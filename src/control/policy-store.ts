@@ -3,7 +3,7 @@
 // make which change is decided in policy-governance.ts.
 import type { Static } from '@sinclair/typebox'
 import type { Database, Db } from '../store/database.js'
-import { invalidMany } from '../contract/errors.js'
+import { invalidMany } from '../kernel/errors.js'
 import type { ScopeCatalog } from '../auth/scopes.js'
 import { appendAudit } from './audit-log.js'
 import { actionTypes } from './actions/action-registry.js'

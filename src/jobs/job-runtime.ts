@@ -3,7 +3,7 @@
 // the read boundary the machine API applies. Routes (machine and admin API), the CLI and
 // the panel call these operations; none of them knows HTTP.
 import type { Logger } from 'pino'
-import { notFound } from '../contract/errors.js'
+import { notFound } from '../kernel/errors.js'
 import type { Database } from '../store/database.js'
 import type { JobActor, JobAuditHook, JobContext } from './job-context.js'
 import { SweepTimer } from '../store/sweep-timer.js'

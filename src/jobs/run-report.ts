@@ -3,7 +3,7 @@
 // the run open and renews its lease; `succeeded`, `failed` and `blocked` end it for good.
 // Everything happens under the workflow's row lock (run-lease.ts), and every report,
 // refused ones included, is audited in the same transaction.
-import { ApiError, invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
+import { ApiError, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { generateId } from '../auth/tokens.js'
 import type { Db } from '../store/database.js'
 import type { JobActor, JobContext } from './job-context.js'

@@ -5,7 +5,7 @@
 // time fires once, at its first instance. Sub-hourly expressions fire at every real instant
 // they name, the repeated hour included. docs/jobs.md and docs/decisions.md say the same.
 import { Cron } from 'croner'
-import type { ErrorDetail } from '../contract/errors.js'
+import type { ErrorDetail } from '../kernel/errors.js'
 
 export interface Schedule {
   readonly cron: string

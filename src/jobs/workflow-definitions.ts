@@ -2,7 +2,7 @@
 // update, pause, resume, delete. Input is checked against the admin API's body schemas here,
 // so every surface accepts exactly the same thing, then the schedule (cron and zone), the
 // credential and the boundary. Each change is audited in its own transaction.
-import { invalidMany, notFound, type ErrorDetail } from '../contract/errors.js'
+import { invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { generateId } from '../auth/tokens.js'
 import { schemaProblems } from '../store/validation.js'
 import type { Db } from '../store/database.js'

@@ -9,7 +9,7 @@
 // so a bad line costs only itself: the summary names each rejected line and why.
 import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
-import { ApiError, type ErrorDetail } from '../contract/errors.js'
+import { ApiError, type ErrorDetail } from '../kernel/errors.js'
 import type { Resource, ResourceRegistry } from '../resources/index.js'
 import type { ContentStore } from '../store/content-store.js'
 import { schemaProblems } from '../store/validation.js'

@@ -4,7 +4,7 @@
 // boundaries, idempotency and audit. Provenance comes from the MCP session, not from the
 // arguments: an agent cannot claim to be another.
 import { Type } from '@sinclair/typebox'
-import type { MachineRoute } from '../api/machine-route.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
 import { ApprovalRequestBody, ApprovalSchema, ExecuteBody } from '../control/control-schemas.js'
 import { EXECUTE_SCOPE } from '../control/evaluate-action.js'
 import { IDEMPOTENCY_KEY } from '../control/execute-action.js'

@@ -10,7 +10,7 @@ import {
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js'
 import { Value } from '@sinclair/typebox/value'
-import { ApiError, invalidMany, missingScope } from '../contract/errors.js'
+import { ApiError, invalidMany, missingScope } from '../kernel/errors.js'
 import { toApiError } from '../api/error-handler.js'
 import { serviceInfo } from '../contract/service-info.js'
 import { schemaProblems } from '../store/validation.js'

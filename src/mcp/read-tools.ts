@@ -1,13 +1,13 @@
 // The read tools: `list_<family>` and `get_<family>` for every family the app serves (from
 // the declarations and their routes, never written per family), `list_changes`, `whoami`,
 // and the sync checkpoint tools. Each calls the operation its HTTP route calls.
-import type { MachineRoute } from '../api/machine-route.js'
-import { listRecords } from '../api/operations/list-records.js'
-import { showRecord } from '../api/operations/show-record.js'
-import { listChanges } from '../api/operations/list-changes.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
+import { listRecords } from '../operations/list-records.js'
+import { showRecord } from '../operations/show-record.js'
+import { listChanges } from '../operations/list-changes.js'
 import { whoami } from '../api/auth-routes.js'
-import { readLag, writeCheckpoint } from '../integration/sync-state-operations.js'
-import type { Services } from '../services.js'
+import { readLag, writeCheckpoint } from '../operations/sync-state.js'
+import type { Services } from '../compose/services.js'
 import { routeIndex, toolFromRoute, type McpTool } from './mcp-tool.js'
 
 /** `global-sets` → `global_sets`: tool names keep to letters, digits and `_`. */

@@ -2,9 +2,9 @@
 // declarations. A tool whose flag is off does not exist; one whose scope the caller lacks
 // is left out of its `tools/list` and refused, naming the scope, when called.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
-import type { MachineRoute } from '../api/machine-route.js'
+import type { MachineRoute } from '../kernel/machine-route.js'
 import type { Caller } from '../auth/credentials.js'
-import type { Services } from '../services.js'
+import type { Services } from '../compose/services.js'
 import { governedTools } from './governed-tools.js'
 import type { McpTool } from './mcp-tool.js'
 import { readTools } from './read-tools.js'

@@ -4,7 +4,7 @@
 // result (isError) with the code, message and each bad field, like the HTTP error body, so
 // the model can correct its call.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
-import type { ApiError } from '../contract/errors.js'
+import type { ApiError } from '../kernel/errors.js'
 import type { McpTool, ToolAnswer } from './mcp-tool.js'
 
 type Structured = { data: unknown; pagination?: { hasMore: boolean; nextCursor: string | null }; meta?: Record<string, unknown> }

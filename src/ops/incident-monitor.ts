@@ -6,7 +6,7 @@
 // evaluates agrees on what is open and since when.
 import { randomBytes } from 'node:crypto'
 import type { Database, Db } from '../store/database.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import { incidentRules, severityOf, type IncidentRule, type Severity, type SignalSnapshot, type Threshold } from './incident-rules.js'
 import type { SignalRecorder } from './signal-recorder.js'
 import { readWebhookState } from '../webhooks/webhook-state.js'

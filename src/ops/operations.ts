@@ -2,7 +2,7 @@
 // incident monitor, plus the two callbacks the machine API reports through. Built once in
 // buildApp; the CLI builds one without timers to read the same shared state.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../services.js'
+import type { Services } from '../compose/services.js'
 import { MetricsRegistry, type DenialKind } from './metrics-registry.js'
 import { SignalRecorder, type SignalName } from './signal-recorder.js'
 import { IncidentMonitor } from './incident-monitor.js'

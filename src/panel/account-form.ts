@@ -4,7 +4,7 @@
 import { expiryFromDuration, type CreateCredentialInput, type WebhookInterest } from '../auth/credentials.js'
 import { CreateCredentialBody } from '../api/admin/credential-routes.js'
 import { schemaProblems } from '../store/validation.js'
-import { invalidMany, type ErrorDetail } from '../contract/errors.js'
+import { invalidMany, type ErrorDetail } from '../kernel/errors.js'
 import type { FormWords } from './field-errors.js'
 
 export const INTEREST_TYPES = ['entry', 'product', 'order'] as const

@@ -4,7 +4,7 @@
 // into the answer (never stored, never redirected), so they are shown exactly once.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { credentialId } from '../api/admin/admin-params.js'
-import { ApiError, notFound } from '../contract/errors.js'
+import { ApiError, notFound } from '../kernel/errors.js'
 import type { CredentialChangeActor, CredentialStatus } from '../auth/credentials.js'
 import { accountWords, emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
 import { fieldErrors } from './field-errors.js'

@@ -3,7 +3,7 @@
 // same ControlPlane.decide the admin API's decide route calls, with the signed-in admin
 // as the decider; audit reads use listAudit and verifyAudit, as the admin API does.
 import type { FastifyInstance } from 'fastify'
-import { ApiError, invalid } from '../contract/errors.js'
+import { ApiError, invalid } from '../kernel/errors.js'
 import { assertValid } from '../store/validation.js'
 import { AdminDecideBody } from '../control/control-schemas.js'
 import { listAudit, verifyAudit } from '../control/audit-log.js'

@@ -3,8 +3,8 @@
 // parameters; replays are audited with the signed-in admin as the actor.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { recordId } from '../api/admin/admin-params.js'
-import { invalid } from '../contract/errors.js'
-import { adminActor } from '../webhooks/admin-routes.js'
+import { invalid } from '../kernel/errors.js'
+import { adminActor } from '../api/webhooks/webhook-admin-routes.js'
 import { countDeliveries, filterText, FILTER_PARAMS, listDeliveries, readDeliveryFilter, REPLAY_FILTER_LIMIT, showDelivery } from '../webhooks/delivery-log.js'
 import { plural } from './html.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'

@@ -3,7 +3,7 @@
 // each form maps a parameter to its field and says what to do instead. A problem no form
 // knows stays readable: its text with a capital letter, next to the field or above the form.
 import { html, type Html } from './html.js'
-import type { ErrorDetail } from '../contract/errors.js'
+import type { ErrorDetail } from '../kernel/errors.js'
 
 /** The message for one field, by field name; `(form)` holds problems with no field. */
 export type FieldErrors = ReadonlyMap<string, string>

@@ -2,8 +2,8 @@
 // and one integration's page, from the same functions as the admin API's /integrations.
 import type { FastifyInstance } from 'fastify'
 import { credentialId } from '../api/admin/admin-params.js'
-import { invalid } from '../contract/errors.js'
-import { integrationOverview, listIntegrations } from '../ops/integration-overview.js'
+import { invalid } from '../kernel/errors.js'
+import { integrationOverview, listIntegrations } from '../operations/integration-overview.js'
 import { renderPage, type PanelContext } from './panel-context.js'
 import { queryText } from './panel-query.js'
 import { integrationListView, integrationView } from './views/integration-views.js'

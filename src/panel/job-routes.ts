@@ -3,8 +3,8 @@
 // the actor the audit log records. The create form is read into the admin API's body and
 // checked by the same schema, so a problem is shown beside the field it concerns.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError, type ErrorDetail } from '../contract/errors.js'
-import { workflowId } from '../jobs/job-admin-routes.js'
+import { ApiError, type ErrorDetail } from '../kernel/errors.js'
+import { workflowId } from '../api/jobs/job-admin-routes.js'
 import type { JobActor } from '../jobs/job-context.js'
 import type { WorkflowView } from '../jobs/workflow.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'

@@ -4,11 +4,11 @@
 // check that redirects every page without a session, the CSRF check on every POST, and
 // HTML error pages that never show internals.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../services.js'
-import type { Readiness } from '../ops/readiness.js'
+import type { Services } from '../compose/services.js'
+import type { Readiness } from '../operations/readiness.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { toApiError } from '../api/error-handler.js'
-import { ApiError } from '../contract/errors.js'
+import { ApiError } from '../kernel/errors.js'
 import { html } from './html.js'
 import { PANEL_BASE, type NavScreen } from './layout.js'
 import { CSRF_FIELD, tokensMatch } from './csrf.js'

@@ -1,6 +1,6 @@
 // Query parameters of the panel's pages, read by hand (the panel's routes have no schema):
 // a bad value is a 400 naming the parameter and its allowed values, like the APIs answer.
-import { invalid } from '../contract/errors.js'
+import { invalid } from '../kernel/errors.js'
 import { CHART_RANGES, type ChartRange } from '../ops/metric-buckets.js'
 
 /** The query as plain strings (the first value of a repeated parameter). */

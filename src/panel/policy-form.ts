@@ -3,7 +3,7 @@
 // (the pattern must match an action, the scope must exist). Numbers are typed as text in
 // a form, so each is read here and a field that is not a number is named, not coerced.
 import type { Static } from '@sinclair/typebox'
-import { invalidMany, type ErrorDetail } from '../contract/errors.js'
+import { invalidMany, type ErrorDetail } from '../kernel/errors.js'
 import { schemaProblems } from '../store/validation.js'
 import { PolicyFields } from '../control/control-schemas.js'
 import type { Policy } from '../control/policy.js'

@@ -4,7 +4,7 @@
 // relaxing changes included (audited with what they relax). The simulator calls the control plane's
 // simulate for the chosen credential, as POST /control/policy-simulate does; nothing is written.
 import type { FastifyInstance } from 'fastify'
-import { ApiError, invalid, notFound, type ErrorDetail } from '../contract/errors.js'
+import { ApiError, invalid, notFound, type ErrorDetail } from '../kernel/errors.js'
 import type { Actor } from '../control/actor.js'
 import { actionTypes } from '../control/actions/action-registry.js'
 import { builtInPolicy } from '../control/policy.js'

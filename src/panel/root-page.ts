@@ -2,7 +2,7 @@
 // that links the ways in (control panel, API reference, probes) instead of a JSON 404. It
 // names no version, setting or record, so it needs no authentication.
 import type { FastifyInstance } from 'fastify'
-import { BASE_PATH } from '../api/machine-route.js'
+import { BASE_PATH } from '../kernel/machine-route.js'
 import { DOCS_PATH } from '../contract/docs-page.js'
 import { PANEL_BASE } from './layout.js'
 

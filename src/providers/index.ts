@@ -2,15 +2,15 @@
 // the interface types, helpers to declare a provider, the errors a provider may throw, and
 // the filter evaluator Gatehouse itself uses. Nothing else of Gatehouse is public.
 import { Type, type TUnion, type TLiteral } from '@sinclair/typebox'
-import { parseBoolean } from '../settings.js'
-import { BOOLEAN_SPELLINGS } from '../api/operations/record-inputs.js'
+import { parseBoolean } from '../kernel/settings.js'
+import { BOOLEAN_SPELLINGS } from '../operations/record-inputs.js'
 
 export type {
   FilterTest, JsonSchemaObject, JsonValue, ListPage, ListQuery, Provider, ProviderCaller, ProviderContext,
   ProviderLogger, ProviderResource, ProviderStartContext, TypedResource,
 } from './provider.js'
 export { defineProvider, defineResource, ProviderInputError, ProviderUnavailableError } from './provider.js'
-export { matchesFilter } from '../api/filter.js'
+export { matchesFilter } from '../kernel/filter.js'
 
 /** A boolean query parameter as the machine API spells it everywhere: true,false,1,0,yes,no,on,off. */
 export function booleanParam(description?: string): TUnion<TLiteral<(typeof BOOLEAN_SPELLINGS)[number]>[]> {

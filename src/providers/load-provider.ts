@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs'
 import { isAbsolute, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { SettingsError, type Settings } from '../settings.js'
+import { SettingsError, type Settings } from '../kernel/settings.js'
 import { providerProblems } from './check-provider.js'
 import type { Provider } from './provider.js'
 import { builtinProviders } from './builtin-providers.js'

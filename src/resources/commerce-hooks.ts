@@ -1,6 +1,6 @@
 // Commerce behaviour: a variant's availability, a product's stock, default and variant
 // summary from its variants, an order's totals and paid status.
-import { invalid } from '../contract/errors.js'
+import { invalid } from '../kernel/errors.js'
 import type { Doc, FamilyHooks } from './hooks.js'
 
 const round2 = (n: number) => Math.round(n * 100) / 100

@@ -1,5 +1,5 @@
 // Content behaviour: a category's level from its parent, in the same group.
-import { invalid } from '../contract/errors.js'
+import { invalid } from '../kernel/errors.js'
 import type { FamilyHooks } from './hooks.js'
 
 export const categoryHooks: FamilyHooks = {

@@ -2,7 +2,7 @@
 // OpenAPI document, /capabilities, /schema and the docs are all derived from these
 // declarations. `declareResource` checks a declaration and returns a frozen `Resource`.
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
-import type { FeatureFlag } from '../settings.js'
+import type { FeatureFlag } from '../kernel/settings.js'
 import type { FamilyHooks } from './hooks.js'
 import './formats.js'
 

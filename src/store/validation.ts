@@ -2,7 +2,7 @@
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import type { TObject, TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
-import { invalidMany, type ErrorDetail } from '../contract/errors.js'
+import { invalidMany, type ErrorDetail } from '../kernel/errors.js'
 
 const compiled = new WeakMap<TObject, TypeCheck<TObject>>()
 

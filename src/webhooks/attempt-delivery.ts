@@ -4,7 +4,7 @@
 // also recorded for the delivery log (status, latency, headers sent, answer excerpt).
 import type { Logger } from 'pino'
 import type { Database } from '../store/database.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import { markAttemptFailed, markDelivered, type ClaimedDelivery } from './delivery-queue.js'
 import { deliveryHeaders } from './signer.js'
 import { sendAttempt, type AttemptResult } from './transport.js'

@@ -5,7 +5,7 @@
 // a transaction with the replay's audit record (hence `db`, which may be that transaction).
 import { sql } from 'kysely'
 import type { Database, Db } from '../store/database.js'
-import { notFound } from '../contract/errors.js'
+import { notFound } from '../kernel/errors.js'
 
 export type DeadLetterStatus = 'failed' | 'queued'
 

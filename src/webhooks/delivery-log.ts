@@ -5,7 +5,7 @@
 // control panel accept exactly the same parameters and name the bad one alike.
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../store/database.js'
-import { invalid as invalidParam, notFound } from '../contract/errors.js'
+import { invalid as invalidParam, notFound } from '../kernel/errors.js'
 import { listAttempts, type DeliveryAttempt } from './attempt-log.js'
 import type { DeliveryRecord, ReplayResult } from './dead-letters.js'
 

@@ -1,7 +1,7 @@
 // Schemas of the dead-letter queue's requests and answers, shared by the machine API
 // routes and the admin API.
 import { Type, type Static } from '@sinclair/typebox'
-import { ApiError, invalid } from '../contract/errors.js'
+import { ApiError, invalid } from '../kernel/errors.js'
 import type { DeliveryFilter } from './delivery-log.js'
 
 const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()])

@@ -4,7 +4,7 @@
 // Events are queued only while delivery is configured (a webhook URL is set).
 import type { ChangeHook } from '../store/content-store.js'
 import type { Db } from '../store/database.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import { eventBody, eventOf, newDeliveryId } from './event-payload.js'
 import { loadInterestHolders, routeEvent } from './targeting.js'
 

@@ -5,8 +5,8 @@
 // holds across processes, prevents repeated probes; every probe lands in the ledger.
 import { randomUUID } from 'node:crypto'
 import type { Database, Db } from '../store/database.js'
-import type { Settings } from '../settings.js'
-import { ApiError } from '../contract/errors.js'
+import type { Settings } from '../kernel/settings.js'
+import { ApiError } from '../kernel/errors.js'
 import { deliveryHeaders } from './signer.js'
 import { sendAttempt } from './transport.js'
 

@@ -3,7 +3,7 @@
 // written already claimed by this request, so a worker does not race it for the first
 // attempt; if that attempt fails, the worker retries it like any other delivery.
 import { randomUUID } from 'node:crypto'
-import { ApiError } from '../contract/errors.js'
+import { ApiError } from '../kernel/errors.js'
 import { insertDeliveries } from './outbox.js'
 import { newDeliveryId, newEventId } from './event-payload.js'
 import { attemptDelivery, type AttemptOutcome, type DeliveryContext } from './attempt-delivery.js'

@@ -3,7 +3,7 @@
 // process of a dev site shows the same view. Routing mode and matched credentials come
 // from the delivery row the capture names, never from headers the receiver would see.
 import type { Database } from '../store/database.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import { verifyDelivery } from './signer.js'
 import { loadInterestHolders, routingModeOf } from './targeting.js'
 import { sinkUrl } from './sink-url.js'

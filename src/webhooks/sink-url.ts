@@ -1,5 +1,5 @@
 // Where the dev test sink listens, and whether a URL points at it.
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 
 export const SINK_PATH = '/gatehouse/dev/webhook-test-sink'
 

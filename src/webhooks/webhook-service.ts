@@ -3,10 +3,10 @@
 // send-test, replay, status) the admin API, the machine API, the CLI and the control panel
 // share. Probes and replays are reported to an optional hook (the control plane's audit log).
 import type { Logger } from 'pino'
-import { ApiError } from '../contract/errors.js'
+import { ApiError } from '../kernel/errors.js'
 import type { Database, Db } from '../store/database.js'
 import type { ChangeHook } from '../store/content-store.js'
-import type { Settings } from '../settings.js'
+import type { Settings } from '../kernel/settings.js'
 import type { ChangeSignal } from '../store/change-signal.js'
 import { outboxHook } from './outbox.js'
 import { DeliveryWorker, type WorkerOptions } from './delivery-worker.js'

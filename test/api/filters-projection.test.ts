@@ -5,7 +5,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
 import { everyPage } from '../helpers/pages.js'
-import { matchesFilter, parseFilter } from '../../src/api/filter.js'
+import { matchesFilter, parseFilter } from '../../src/kernel/filter.js'
 import { products } from '../../src/resources/commerce.js'
 
 type Doc = Record<string, unknown>

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { scopeCatalog } from '../helpers/scopes.js'
-import { errorCatalog } from '../../src/contract/errors.js'
+import { errorCatalog } from '../../src/kernel/errors.js'
 
 /** Small deterministic PRNG so a failure can be replayed from its seed. */
 function prng(seed: number) {

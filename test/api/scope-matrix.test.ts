@@ -6,7 +6,7 @@ import assert from 'node:assert/strict'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { scopeCatalog } from '../helpers/scopes.js'
-import { routeEnabled } from '../../src/api/machine-route.js'
+import { routeEnabled } from '../../src/kernel/machine-route.js'
 
 const FLAGS = { PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'true', PLUGIN_GATEHOUSE_ENABLE_ADDRESSES_API: 'true' }
 

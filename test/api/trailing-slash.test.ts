@@ -3,7 +3,7 @@
 // listing those it does, and an unknown path a 404.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 

@@ -1,13 +1,13 @@
-// docs/configuration.md lists exactly the settings src/settings.ts reads, and its literal
+// docs/configuration.md lists exactly the settings src/kernel/settings.ts reads, and its literal
 // defaults are the ones the code applies.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadSettings } from '../../src/settings.js'
+import { loadSettings } from '../../src/kernel/settings.js'
 import { ROOT } from './helpers/cli.js'
 
-const source = readFileSync(join(ROOT, 'src/settings.ts'), 'utf8')
+const source = readFileSync(join(ROOT, 'src/kernel/settings.ts'), 'utf8')
 const doc = readFileSync(join(ROOT, 'docs/configuration.md'), 'utf8')
 
 /** Names read through read()/bool()/int() or built as PREFIX + 'NAME'. */
@@ -25,14 +25,14 @@ function documentedRows(): Map<string, string> {
   return rows
 }
 
-test('every setting read in src/settings.ts has a row in docs/configuration.md, and no other', () => {
+test('every setting read in src/kernel/settings.ts has a row in docs/configuration.md, and no other', () => {
   const read = namesInSource()
   assert.ok(read.size >= 20, `only ${read.size} settings found; did the parsing break?`)
   const rows = documentedRows()
   const missing = [...read].filter((n) => !rows.has(n))
   assert.deepEqual(missing, [], 'settings without a row in docs/configuration.md')
   const stale = [...rows.keys()].filter((n) => !read.has(n))
-  assert.deepEqual(stale, [], 'rows for settings src/settings.ts does not read')
+  assert.deepEqual(stale, [], 'rows for settings src/kernel/settings.ts does not read')
   const mentioned = new Set(doc.match(/PLUGIN_GATEHOUSE_[A-Z0-9_]+/g))
   assert.deepEqual([...mentioned].filter((n) => !read.has(n)), [], 'docs mention settings that do not exist')
 })

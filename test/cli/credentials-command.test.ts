@@ -3,7 +3,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { CredentialService } from '../../src/auth/credentials.js'
-import { ApiError } from '../../src/contract/errors.js'
+import { ApiError } from '../../src/kernel/errors.js'
 import { testSettings } from '../helpers/test-app.js'
 import { cliDatabase, runCli } from './helpers/cli.js'
 import { defaultScopes } from '../helpers/scopes.js'

@@ -4,7 +4,7 @@
 // its path is spelled, a malformed whsec_ secret, a malformed Redis prefix.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { loadSettings, SettingsError } from '../../src/settings.js'
+import { loadSettings, SettingsError } from '../../src/kernel/settings.js'
 import { cliDatabase, runCli } from './helpers/cli.js'
 import { buildTestApp } from '../helpers/test-app.js'
 

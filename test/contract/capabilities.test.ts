@@ -3,9 +3,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { scopeCatalog } from '../helpers/scopes.js'
-import { errorCatalog } from '../../src/contract/errors.js'
+import { errorCatalog } from '../../src/kernel/errors.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
 const pkg = JSON.parse(readFileSync('package.json', 'utf8'))

@@ -5,7 +5,7 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { Spectral, type RulesetDefinition } from '@stoplight/spectral-core'
 import { oas } from '@stoplight/spectral-rulesets'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { redirectsFile } from '../providers/helpers/provider-app.js'
 

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { sql } from 'kysely'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { openapiDocument } from '../../src/contract/openapi.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { ResponseContract } from '../helpers/response-contract.js'

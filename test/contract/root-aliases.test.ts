@@ -2,7 +2,7 @@
 // routes: same authentication (401), scope (403), method (405) and body.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
 const ALIASES = [

@@ -4,7 +4,7 @@
 // sides together.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { effectiveScopes } from '../../src/auth/scopes.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { redirectsApp, redirectsFile, REDIRECTS_SCOPE } from '../providers/helpers/provider-app.js'

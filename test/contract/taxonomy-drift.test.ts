@@ -4,9 +4,9 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { isKnownScope, scopeCatalog } from '../helpers/scopes.js'
-import { errorCatalog } from '../../src/contract/errors.js'
+import { errorCatalog } from '../../src/kernel/errors.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
 const doc = readFileSync('docs/api.md', 'utf8')

@@ -6,7 +6,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import * as ajvFormats from 'ajv-formats'
 import type { ValidateFunction } from 'ajv'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { BASE_PATH, type MachineRoute } from '../../src/api/machine-route.js'
+import { BASE_PATH, type MachineRoute } from '../../src/kernel/machine-route.js'
 import { openapiPath } from '../../src/contract/route-contract.js'
 import type { JsonSchema } from '../../src/contract/json-schema.js'
 

@@ -3,7 +3,7 @@
 // each is listed and readable only with the scope its HTTP route needs.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { toJsonSchema } from '../../src/contract/json-schema.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { connect } from './helpers/mcp-client.js'

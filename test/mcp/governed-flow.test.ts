@@ -4,7 +4,7 @@
 // and the audit log shows source mcp and the client's name.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { testDialects } from '../helpers/test-app.js'
 import { ADMIN_TOKEN, AGENT_SCOPES, CONTROL, controlApp, type ControlApp } from '../control/helpers/control-app.js'
 import { connect, structured, toolErrorOf } from './helpers/mcp-client.js'

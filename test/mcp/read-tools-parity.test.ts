@@ -3,7 +3,7 @@
 // family, the change feed, whoami and the sync checkpoint tools.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { connect, structured, toolErrorOf, type McpConnection } from './helpers/mcp-client.js'

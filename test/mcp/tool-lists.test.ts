@@ -4,7 +4,7 @@
 // PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is on.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 import { connect, structured, toolErrorOf } from './helpers/mcp-client.js'
 

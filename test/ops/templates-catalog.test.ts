@@ -62,7 +62,7 @@ test('a flag-gated step makes its template unavailable, naming the setting', asy
   const app = await buildTestApp({ dialect: 'sqlite' })
   try {
     // Users are behind PLUGIN_GATEHOUSE_ENABLE_USERS_API; resolve a made-up template through the same code.
-    const { resolveTemplate } = await import('../../src/ops/templates/template-routes.js')
+    const { resolveTemplate } = await import('../../src/api/ops/template-routes.js')
     const t = { ...templateCatalog[0], id: 'x', steps: [{ method: 'GET' as const, path: '/users', purpose: 'p' }] }
     const r = resolveTemplate(t, app.routes, app.services.settings)
     assert.equal(r.available, false)

@@ -6,7 +6,7 @@ import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { listAll, waitFor } from './helpers/provider-app.js'
 

@@ -4,7 +4,7 @@
 // while filter drops items, and resources that apply filter and fields themselves.
 import { test, type TestContext } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { listAll } from './helpers/provider-app.js'
 import { control } from './fixtures/flaky-provider.js'

@@ -2,7 +2,7 @@
 // provider is loaded, in a group of their own; grantable by name before that.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { panelApp, signedIn } from '../panel/helpers/panel-client.js'
 import { runCli } from '../cli/helpers/cli.js'
 import { REDIRECTS_SCOPE, redirectsFile } from './helpers/provider-app.js'

@@ -4,7 +4,7 @@
 // database, so one engine is enough here.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { BASE_PATH } from '../../src/api/machine-route.js'
+import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { listAll, REDIRECTS, REDIRECTS_SCOPE, redirectsApp, redirectsFile, type RedirectRow } from './helpers/provider-app.js'
 
 const CODES = [301, 302, 307, 308] as const

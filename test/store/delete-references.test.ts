@@ -4,7 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDatabase, testDialects } from '../helpers/test-app.js'
 import { ContentStore } from '../../src/store/content-store.js'
-import { ApiError } from '../../src/contract/errors.js'
+import { ApiError } from '../../src/kernel/errors.js'
 import { defaultRegistry } from '../../src/resources/index.js'
 
 for (const dialect of await testDialects()) {

@@ -3,7 +3,7 @@
 // transaction, so any failure along the way undoes all of it.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ApiError } from '../../src/contract/errors.js'
+import { ApiError } from '../../src/kernel/errors.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import type { Db } from '../../src/store/database.js'
 import { testDatabase, testDialects } from '../helpers/test-app.js'

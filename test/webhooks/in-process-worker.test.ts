@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pino } from 'pino'
-import { buildApp } from '../../src/app.js'
+import { buildApp } from '../../src/compose/app.js'
 import { testDatabase, testSettings } from '../helpers/test-app.js'
 import { startReceiver } from './helpers/receiver.js'
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { createServer } from 'node:net'
 import { createHmac } from 'node:crypto'
 import { buildTestApp, testDialects, testSettings } from '../helpers/test-app.js'
-import { SettingsError } from '../../src/settings.js'
+import { SettingsError } from '../../src/kernel/settings.js'
 
 const ADMIN = 'sink-admin-token'
 const SINK = '/gatehouse/dev/webhook-test-sink'

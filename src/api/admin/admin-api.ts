@@ -6,8 +6,8 @@
 // Other parts add admin endpoints by writing a file that exports an `AdminRoutes` function
 // and passing it in `routes` where src/app.ts calls `adminApi` (see docs/architecture.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import { ApiError, invalid } from '../../contract/errors.js'
-import type { Services } from '../../services.js'
+import { ApiError, invalid } from '../../kernel/errors.js'
+import type { Services } from '../../compose/services.js'
 import { sendError } from '../error-handler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-body.js'
 import { textProblem } from '../../store/validation.js'

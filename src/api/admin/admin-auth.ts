@@ -5,7 +5,7 @@
 // including route files other parts add, goes through this one function.
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { ApiError } from '../../contract/errors.js'
+import { ApiError } from '../../kernel/errors.js'
 
 export interface AdminPrincipal {
   /** `token`: an admin token (managed or the setting); `session`: a control-panel admin. */

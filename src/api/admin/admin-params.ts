@@ -1,5 +1,5 @@
 // Path parameters of admin routes, checked by hand so a bad one is a 400 naming it.
-import { invalid } from '../../contract/errors.js'
+import { invalid } from '../../kernel/errors.js'
 
 /** A record id from the path: a positive integer. */
 export function recordId(params: unknown): number {

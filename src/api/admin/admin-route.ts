@@ -1,9 +1,9 @@
 // The shape of a file of admin routes, and the success envelope they answer with. Kept
 // apart from admin-api.ts so route files do not import the plugin that lists them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../../services.js'
+import type { Services } from '../../compose/services.js'
 import { envelopeText } from '../machine-api.js'
-import type { RawRouteResult } from '../machine-route.js'
+import type { RawRouteResult } from '../../kernel/machine-route.js'
 import type { AdminPrincipal } from './admin-auth.js'
 
 export const ADMIN_BASE_PATH = '/gatehouse/admin/v1'

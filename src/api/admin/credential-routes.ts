@@ -3,7 +3,7 @@
 // revoke and delete. Listings never carry tokens or their digests, only a short hint.
 import { Type, type TObject } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { invalid } from '../../contract/errors.js'
+import { invalid } from '../../kernel/errors.js'
 import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor } from '../../auth/credentials.js'
 import { assertValid } from '../../store/validation.js'
 import { credentialId } from './admin-params.js'

@@ -3,11 +3,11 @@
 // write service, so validation, derived values and the change log happen there, in one
 // transaction: a rejected write leaves nothing behind. Lists are the machine API's list
 // operation with its parameters and paging, read as a holder of every family's scopes.
-import { notFound } from '../../contract/errors.js'
+import { notFound } from '../../kernel/errors.js'
 import type { ResourceRegistry } from '../../resources/index.js'
-import { listRecords } from '../operations/list-records.js'
-import { listQuerySchema } from '../operations/record-inputs.js'
-import type { ReadCaller } from '../operations/read-context.js'
+import { listRecords } from '../../operations/list-records.js'
+import { listQuerySchema } from '../../operations/record-inputs.js'
+import type { ReadCaller } from '../../operations/read-context.js'
 import { recordId } from './admin-params.js'
 import { sendAdminData, sendAdminPage, type AdminRoutes } from './admin-route.js'
 

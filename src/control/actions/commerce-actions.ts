@@ -2,7 +2,7 @@
 // Each re-checks its rule inside the transaction, because the stored values may have moved
 // since the simulation or approval looked at them.
 import { Type } from '@sinclair/typebox'
-import { invalid } from '../../contract/errors.js'
+import { invalid } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
 import type { Doc } from '../../store/documents.js'
 import { defineAction, maxLimit, round2, type LimitResult, type Resolved } from './control-action.js'

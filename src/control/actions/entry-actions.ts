@@ -3,7 +3,7 @@
 // emits no webhook, so updateDraft can never publish anything. publishDraft applies a draft
 // to its entry (or creates the entry) and removes the draft.
 import { Type } from '@sinclair/typebox'
-import { invalid, invalidMany, type ErrorDetail } from '../../contract/errors.js'
+import { invalid, invalidMany, type ErrorDetail } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
 import type { Doc } from '../../store/documents.js'
 import { defineAction, type Resolved } from './control-action.js'

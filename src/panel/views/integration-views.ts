@@ -3,7 +3,7 @@
 // webhook interests with the deliveries routed to it, and lifecycle findings.
 import { html, plural, when, type Html } from '../html.js'
 import { PANEL_BASE } from '../layout.js'
-import type { IntegrationOverview, IntegrationRow } from '../../ops/integration-overview.js'
+import type { IntegrationOverview, IntegrationRow } from '../../operations/integration-overview.js'
 import type { Finding } from '../../ops/lifecycle.js'
 import { badge, cell, duration } from './format.js'
 import { trafficCharts } from './traffic-charts.js'

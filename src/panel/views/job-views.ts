@@ -4,7 +4,7 @@
 import { html, prettyJson, when, type Html } from '../html.js'
 import { csrfField, PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
-import type { ErrorDetail } from '../../contract/errors.js'
+import type { ErrorDetail } from '../../kernel/errors.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
 import type { Run, WorkflowView } from '../../jobs/workflow.js'
 

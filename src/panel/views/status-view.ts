@@ -4,7 +4,7 @@
 import { html, plural, prettyJson, when, type Html } from '../html.js'
 import { PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
-import type { Readiness } from '../../ops/readiness.js'
+import type { Readiness } from '../../operations/readiness.js'
 import type { LifecycleReport } from '../../ops/lifecycle.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
 import type { WebhookStatus } from '../../webhooks/webhook-service.js'

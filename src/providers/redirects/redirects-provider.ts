@@ -3,7 +3,7 @@
 // the public provider interface like any external provider; only its settings are Gatehouse's.
 import { resolve } from 'node:path'
 import { Type } from '@sinclair/typebox'
-import { SettingsError } from '../../settings.js'
+import { SettingsError } from '../../kernel/settings.js'
 import { booleanParam, defineProvider, defineResource, parseBooleanParam, ProviderUnavailableError } from '../index.js'
 import { Redirect, STATUS_CODES } from './redirect-rules.js'
 import { RedirectsFile } from './redirects-file.js'

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import assert from 'node:assert/strict'
 import type { TestContext } from 'node:test'
-import { BASE_PATH } from '../../../src/api/machine-route.js'
+import { BASE_PATH } from '../../../src/kernel/machine-route.js'
 import { buildTestApp, type TestApp } from '../../helpers/test-app.js'
 
 export const REDIRECTS = `${BASE_PATH}/plugins/redirects/redirects`

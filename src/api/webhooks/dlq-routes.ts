@@ -1,0 +1,46 @@
+// GET /webhooks/dlq and POST /webhooks/dlq/replay on the machine API. Listings carry the
+// delivery's bookkeeping but not its payload: a dead letter's snapshot is content the
+// caller's webhooks:dlq:read scope does not cover (the admin API shows payloads).
+import { Type } from '@sinclair/typebox'
+import type { Services } from '../../compose/services.js'
+import type { MachineRoute } from '../../kernel/machine-route.js'
+import { queryDigest } from '../../kernel/cursor.js'
+import { invalid } from '../../kernel/errors.js'
+import { listDeadLetters } from '../../webhooks/dead-letters.js'
+import { DeadLetterItem, DlqQuery, ReplayBody, ReplayResultData, replayRequest } from '../../webhooks/dlq-schemas.js'
+
+export function dlqRoutes(services: Services): MachineRoute[] {
+  const { database, cursors } = services
+  return [{
+    method: 'GET', path: '/webhooks/dlq', key: 'webhooks.dlq.list', tag: 'webhooks',
+    summary: 'Dead-letter queue: deliveries that exhausted their attempts (failed) or were replayed and await delivery (queued)',
+    scope: 'webhooks:dlq:read', querystring: DlqQuery, data: Type.Array(DeadLetterItem), list: true,
+    errors: ['INVALID_REQUEST'],
+    handler: async ({ query }) => {
+      const digest = queryDigest({ status: query.status ?? null })
+      let afterId: number | undefined
+      if (query.cursor) {
+        const c = cursors.decode<{ q?: string; after?: number }>(query.cursor)
+        if (c.q !== digest || typeof c.after !== 'number') throw invalid('cursor', 'cursor belongs to another query')
+        afterId = c.after
+      }
+      const { items, hasMore } = await listDeadLetters(database, { status: query.status, limit: query.limit ?? 50, afterId })
+      const last = items[items.length - 1]
+      return {
+        data: items,
+        pagination: { hasMore, nextCursor: hasMore && last ? cursors.encode({ q: digest, after: last.id }) : null },
+        // No updatedSince here: a DLQ listing is always a full view of the queue.
+        meta: { mode: 'full' },
+      }
+    },
+  }, {
+    method: 'POST', path: '/webhooks/dlq/replay', key: 'webhooks.dlq.replay', tag: 'webhooks',
+    summary: 'Replay one dead-letter item by id, or all failed items with mode=all',
+    scope: 'webhooks:dlq:replay', body: ReplayBody, data: ReplayResultData,
+    errors: ['INVALID_REQUEST', 'NOT_FOUND'],
+    handler: async ({ body, caller }) => {
+      // Audited with the credential that asked.
+      return { data: await services.webhooks.replay(replayRequest(body), { type: 'credential', id: caller.credentialId }) }
+    },
+  }]
+}

@@ -1,0 +1,106 @@
+// The services one Gatehouse process runs with, built once from settings and shared by
+// the HTTP layers, the CLI and the workers. Each is given what it calls at construction.
+import type { Logger } from 'pino'
+import type { Settings } from '../kernel/settings.js'
+import type { Database } from '../store/database.js'
+import { defaultRegistry, type ResourceRegistry } from '../resources/index.js'
+import { ContentStore } from '../store/content-store.js'
+import { RecordReader } from '../store/record-query.js'
+import { CredentialService } from '../auth/credentials.js'
+import { AdminTokenService } from '../auth/admin-tokens.js'
+import { ScopeCatalog } from '../auth/scopes.js'
+import { createRateLimiter, type RateLimiter } from '../auth/rate-limit.js'
+import { CursorCodec } from '../kernel/cursor.js'
+import { PageCache } from '../api/page-cache.js'
+import { ChangeSignal } from '../store/change-signal.js'
+import { siteSecret } from '../store/meta.js'
+import { WebhookService } from '../webhooks/webhook-service.js'
+import { ControlPlane } from '../control/control-plane.js'
+import { auditAdminTokenChange, auditCredentialChange, auditJobEvent, auditWebhookOperation } from '../control/audit-hooks.js'
+import { ProviderRegistry } from '../providers/provider-registry.js'
+import { JobRuntime } from '../jobs/job-runtime.js'
+import { MetricBuckets } from '../ops/metric-buckets.js'
+
+export interface Services {
+  readonly settings: Settings
+  readonly database: Database
+  /** The resource families this app serves; everything per family derives from it. */
+  readonly resources: ResourceRegistry
+  readonly scopes: ScopeCatalog
+  readonly store: ContentStore
+  readonly reader: RecordReader
+  readonly credentials: CredentialService
+  /** Managed admin API tokens (the setting's token is checked beside them). */
+  readonly adminTokens: AdminTokenService
+  readonly rateLimiter: RateLimiter
+  readonly cursors: CursorCodec
+  /** When content may have changed (this process's writes and, on PostgreSQL once started, every process's). */
+  readonly changes: ChangeSignal
+  readonly pageCache: PageCache
+  /** Outbox hook (run by `store`), in-process delivery worker, probe, sink. */
+  readonly webhooks: WebhookService
+  /** Policies, approvals, executions and the audit log (DESIGN §8); its expiry timer runs only in the app. */
+  readonly control: ControlPlane
+  /** External resource providers (DESIGN §11): empty until `load()`, which the app calls. */
+  readonly providers: ProviderRegistry
+  /** Workflows, run reports with leases, the read boundary (DESIGN §9); its lease timer runs only in the app. */
+  readonly jobs: JobRuntime
+  /** Time-bucketed counters behind the control panel's charts, shared by every process through the database. */
+  readonly metricBuckets: MetricBuckets
+  readonly logger: Logger
+  readonly startedAt: number
+}
+
+export interface ServiceOptions {
+  /** The families to serve (default: every family declared in `src/resources/`). */
+  readonly resources?: ResourceRegistry
+}
+
+/** Builds services on a migrated database. */
+export async function createServices(settings: Settings, database: Database, logger: Logger, opts: ServiceOptions = {}): Promise<Services> {
+  const resources = opts.resources ?? defaultRegistry
+  const scopes = new ScopeCatalog(resources)
+  // Delivery outcomes feed the charts, whichever worker (in this process) attempts them.
+  const metricBuckets = new MetricBuckets(database.db)
+  // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
+  const webhooks = new WebhookService(database, settings, logger, {
+    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome),
+  })
+  // Every write, whoever makes it (admin API, import, control actions), queues its events.
+  const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
+  // Credential lifecycle changes land in the audit log, in their own transaction.
+  const changes = new ChangeSignal(database, () => store.commits)
+  const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
+  const control = new ControlPlane(database, store, logger, scopes)
+  // Workflow changes and run reports are audited too; run reports name approvals of the control plane.
+  const jobs = new JobRuntime(database, {
+    leaseMs: settings.jobsLeaseSeconds * 1000,
+    overdueGraceMs: settings.jobsOverdueGraceSeconds * 1000,
+    audit: auditJobEvent,
+    approvalRequester: control.approvalRequester,
+    credentialExists: (id) => credentials.exists(id),
+    logger,
+  })
+  return {
+    settings,
+    database,
+    resources,
+    scopes,
+    store,
+    reader: new RecordReader(database),
+    credentials,
+    adminTokens: new AdminTokenService(database, auditAdminTokenChange),
+    rateLimiter: createRateLimiter(settings),
+    cursors: new CursorCodec(await siteSecret(database.db, 'cursor_secret')),
+    changes,
+    // Off until the version can be known (PostgreSQL: while the change listener is connected).
+    pageCache: new PageCache(() => changes.version()),
+    webhooks,
+    control,
+    providers: new ProviderRegistry(settings, logger),
+    jobs,
+    metricBuckets,
+    logger,
+    startedAt: Date.now(),
+  }
+}

@@ -1,0 +1,111 @@
+// The route registry's entry type. Every machine-API route is declared as one of these;
+// Fastify routes, validation, /capabilities, /openapi.json and /schema are built from them.
+import type { TObject, TSchema } from '@sinclair/typebox'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { ErrorCode } from './errors.js'
+import type { Caller } from '../auth/credentials.js'
+import type { Settings } from './settings.js'
+
+import type { FeatureFlag } from './settings.js'
+
+export type { FeatureFlag }
+
+export interface Pagination {
+  readonly hasMore: boolean
+  readonly nextCursor: string | null
+}
+
+/** A success answer: the envelope is added around it. */
+export interface RouteResult {
+  readonly data: unknown
+  readonly pagination?: Pagination
+  readonly meta?: Record<string, unknown>
+}
+
+/** A ready JSON text of `data` (fast path for lists: documents are spliced, not re-serialised). */
+import type { JsonResult } from '../operations/read-context.js'
+
+export type RawRouteResult = JsonResult
+
+/** A body in a format of its own (Prometheus text exposition), sent as is, without the envelope. */
+export interface TextRouteResult {
+  readonly text: string
+  readonly contentType: string
+}
+
+export interface RouteContext {
+  readonly request: FastifyRequest
+  readonly reply: FastifyReply
+  readonly caller: Caller
+  // Validated by the route's schemas before the handler runs.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly query: any
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  readonly body: any
+}
+
+export interface MachineRoute {
+  readonly method: 'GET' | 'POST'
+  /** Path under the base path, e.g. `/products` or `/plugins/redirects/rules/:id`. */
+  readonly path: string
+  /** Stable key: `products.list`, `entries.show`, `changes.feed`; also the OpenAPI operationId. */
+  readonly key: string
+  readonly summary: string
+  readonly tag: string
+  /** Scope required to call it. */
+  readonly scope: string
+  /** Scopes that widen what it returns (sensitive fields, all statuses). */
+  readonly optionalScopes?: readonly string[]
+  readonly flag?: FeatureFlag
+  readonly querystring?: TObject
+  readonly params?: TObject
+  readonly body?: TObject
+  /** Schema of `data` in the success envelope. */
+  readonly data: TSchema
+  readonly list?: boolean
+  readonly errors?: readonly ErrorCode[]
+  readonly deprecated?: boolean
+  readonly replacedBy?: string
+  /** Also served at the root (`/capabilities`), with the same auth and scope checks. */
+  readonly rootAlias?: boolean
+  /**
+   * The answer depends only on content, the query string and the caller's scopes, so it
+   * may be served from the page cache until the next write (src/api/page-cache.ts).
+   */
+  readonly cacheable?: boolean
+  /** Longer text for OpenAPI and the schema catalog (summary stays one line). */
+  readonly description?: string
+  /** Schema of `meta` in the envelope; lists default to `{ mode, … }`. */
+  readonly meta?: TSchema
+  /**
+   * Whether `fields` may leave out any property of `data` (of each item, for lists); the
+   * contract then lists no property as required. Defaults to true when the querystring has
+   * `fields`; false where `fields` projects something nested (the change feed's snapshot).
+   */
+  readonly projectable?: boolean
+  /**
+   * Send `data` as the whole body, without the envelope: for documents that have a format of
+   * their own (`/openapi.json`, which tools fetch and parse as an OpenAPI document).
+   */
+  readonly bare?: boolean
+  /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
+  readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
+  readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult | TextRouteResult>
+}
+
+export function routeEnabled(route: MachineRoute, settings: Settings): boolean {
+  return route.flag === undefined || settings[route.flag] === true
+}
+
+export const BASE_PATH = '/gatehouse/v1'
+
+/** Largest accepted request body (DESIGN §4: 413 above 1 MiB). */
+export const BODY_LIMIT_BYTES = 1024 * 1024
+
+/**
+ * The full path of a deprecated route's successor (`/gatehouse/v1/sync-state/lag`), written
+ * the same way wherever it appears: the Link header, capabilities, the schema catalog, OpenAPI.
+ */
+export function successorPath(route: MachineRoute): string | null {
+  return route.replacedBy ? BASE_PATH + route.replacedBy : null
+}

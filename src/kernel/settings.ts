@@ -1,0 +1,289 @@
+// Typed settings from the environment (and an optional .env). Every name starts with
+// PLUGIN_GATEHOUSE_. Invalid values stop start-up with a message naming the setting; the
+// two maxima the spec gives (webhook timeout 60, attempts 10) clamp with a warning instead.
+import { existsSync } from 'node:fs'
+import { BlockList, isIP } from 'node:net'
+import { pointsAtSink } from '../webhooks/sink-url.js'
+
+export interface ConfiguredCredential {
+  readonly id: string
+  readonly label: string
+  readonly token: string
+  readonly scopes: readonly string[]
+  readonly expiresAt?: string
+  readonly ipAllowlist?: readonly string[]
+}
+
+/** Settings that switch a surface on (boolean settings the routes and scopes depend on). */
+export type FeatureFlag = 'enableAddressesApi' | 'enableUsersApi' | 'writesExperimental' | 'webhookTestSink'
+
+export interface Settings {
+  readonly databaseUrl: string
+  readonly host: string
+  readonly port: number
+  readonly baseUrl: string
+  readonly devMode: boolean
+  readonly apiCredentials: readonly ConfiguredCredential[]
+  readonly apiToken?: string
+  readonly tokenScopes?: readonly string[]
+  readonly adminToken?: string
+  readonly enableAddressesApi: boolean
+  readonly enableUsersApi: boolean
+  readonly writesExperimental: boolean
+  readonly webhookUrl?: string
+  readonly webhookSecret?: string
+  readonly webhookTimeoutSeconds: number
+  readonly webhookMaxAttempts: number
+  readonly webhookTestSink: boolean
+  readonly webhookRetryBaseSeconds: number
+  /** Allow a webhook URL on a link-local or cloud-metadata address (refused by default). */
+  readonly webhookAllowPrivate: boolean
+  readonly rateLimitPerMinute: number
+  readonly redisUrl?: string
+  /** Prefix of every Redis key, so deployments sharing a Redis keep their budgets apart. */
+  readonly redisPrefix: string
+  /** PostgreSQL: longest wait for a new connection (TCP and start-up). */
+  readonly databaseConnectTimeoutMs: number
+  /** PostgreSQL: longest a statement of a serving process may run (statement_timeout; the client waits a second more). */
+  readonly databaseQueryTimeoutMs: number
+  /** SQLite: longest wait for another process's write lock. */
+  readonly sqliteBusyTimeoutMs: number
+  /** HTTP: time a client has to send the request line and headers. */
+  readonly httpHeadersTimeoutMs: number
+  /** HTTP: time a client has to send the whole request, body included. */
+  readonly httpRequestTimeoutMs: number
+  /** HTTP: how long an idle keep-alive connection stays open after an answer. */
+  readonly httpKeepAliveTimeoutMs: number
+  /** HTTP: a connection with no traffic either way for this long is closed. */
+  readonly httpIdleTimeoutMs: number
+  readonly changesRetentionDays: number
+  /** Length of the sliding window incidents are judged over (docs/operations.md). */
+  readonly incidentWindowSeconds: number
+  /** How long a started workflow run holds its occurrence before it is abandoned (docs/jobs.md). */
+  readonly jobsLeaseSeconds: number
+  /** How long a workflow may stay due without a run before it counts as overdue. */
+  readonly jobsOverdueGraceSeconds: number
+  readonly providers: readonly string[]
+  /** The built-in redirects provider's file (CSV with a header row, or JSON lines). */
+  readonly redirectsFile?: string
+  readonly logLevel: string
+  /** Settings that were clamped or ignored; readiness and diagnostics show them. */
+  readonly warnings: readonly string[]
+}
+
+export class SettingsError extends Error {
+  constructor(readonly setting: string, problem: string) {
+    super(`Invalid setting ${setting}: ${problem}`)
+  }
+}
+
+const PREFIX = 'PLUGIN_GATEHOUSE_'
+type Env = Readonly<Record<string, string | undefined>>
+
+/** Loads `.env` from the working directory into process.env without overriding real variables. */
+export function loadDotEnv(path = '.env'): void {
+  if (existsSync(path)) process.loadEnvFile(path)
+}
+
+export function loadSettings(env: Env = process.env): Settings {
+  const warnings: string[] = []
+  const read = (name: string): string | undefined => {
+    const v = env[PREFIX + name]
+    return v === undefined || v.trim() === '' ? undefined : v.trim()
+  }
+  const bool = (name: string, def: boolean): boolean => {
+    const v = read(name)
+    if (v === undefined) return def
+    const parsed = parseBoolean(v)
+    if (parsed === undefined) throw new SettingsError(PREFIX + name, `expected true or false, got "${v}"`)
+    return parsed
+  }
+  const int = (name: string, def: number, min: number, max?: { value: number; clamp: boolean }): number => {
+    const v = read(name)
+    if (v === undefined) return def
+    if (!/^-?\d+$/.test(v)) throw new SettingsError(PREFIX + name, `expected a whole number, got "${v}"`)
+    const n = Number(v)
+    if (n < min) throw new SettingsError(PREFIX + name, `must be at least ${min}`)
+    if (max && n > max.value) {
+      if (!max.clamp) throw new SettingsError(PREFIX + name, `must be at most ${max.value}`)
+      warnings.push(`${PREFIX + name}=${n} is above the maximum ${max.value}; using ${max.value}`)
+      return max.value
+    }
+    return n
+  }
+
+  const host = read('HOST') ?? '127.0.0.1'
+  const port = int('PORT', 8080, 0, { value: 65535, clamp: false })
+  const databaseUrl = read('DATABASE_URL') ?? 'sqlite:./data/gatehouse.db'
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new SettingsError(PREFIX + 'DATABASE_URL', 'expected sqlite:PATH or postgres://…')
+  }
+  const baseUrl = (read('BASE_URL') ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, '')
+  checkUrl('BASE_URL', baseUrl)
+
+  const devMode = bool('DEV_MODE', false)
+  const webhookTestSink = bool('WEBHOOK_TEST_SINK', false)
+  if (webhookTestSink && !devMode) {
+    throw new SettingsError(PREFIX + 'WEBHOOK_TEST_SINK', 'the test sink requires PLUGIN_GATEHOUSE_DEV_MODE=true')
+  }
+  const webhookUrl = read('WEBHOOK_URL')
+  const webhookSecret = read('WEBHOOK_SECRET')
+  const webhookAllowPrivate = bool('WEBHOOK_ALLOW_PRIVATE', false)
+  if (webhookUrl) {
+    checkWebhookUrl(webhookUrl, webhookAllowPrivate)
+    if (!webhookSecret) throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'required when PLUGIN_GATEHOUSE_WEBHOOK_URL is set')
+    // A Standard Webhooks secret: its key is the base64 after the prefix (src/webhooks/signer.ts).
+    if (webhookSecret.startsWith('whsec_') && !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(webhookSecret.slice(6))) {
+      throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'a whsec_ secret must be followed by base64 (the Standard Webhooks key)')
+    }
+    if (webhookSecret === 'whsec_') throw new SettingsError(PREFIX + 'WEBHOOK_SECRET', 'a whsec_ secret needs its base64 key after the prefix')
+    if (pointsAtSink(webhookUrl) && !(devMode && webhookTestSink)) {
+      throw new SettingsError(PREFIX + 'WEBHOOK_URL', 'points at the dev test sink, which exists only in development mode with the test sink enabled')
+    }
+  } else if (webhookSecret) {
+    throw new SettingsError(PREFIX + 'WEBHOOK_URL', 'required when PLUGIN_GATEHOUSE_WEBHOOK_SECRET is set')
+  }
+
+  const providers = (read('PROVIDERS') ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+  const redirectsFile = read('REDIRECTS_FILE')
+  if (providers.includes('redirects') && !redirectsFile) {
+    throw new SettingsError(PREFIX + 'REDIRECTS_FILE', 'required when PLUGIN_GATEHOUSE_PROVIDERS names the redirects provider')
+  }
+  if (redirectsFile && !providers.includes('redirects')) {
+    warnings.push(`${PREFIX}REDIRECTS_FILE is set but PLUGIN_GATEHOUSE_PROVIDERS does not name redirects; ignored`)
+  }
+
+  const tokenScopes = read('TOKEN_SCOPES')
+  return {
+    databaseUrl,
+    host,
+    port,
+    baseUrl,
+    devMode,
+    apiCredentials: parseCredentials(read('API_CREDENTIALS')),
+    apiToken: read('API_TOKEN'),
+    tokenScopes: tokenScopes === undefined ? undefined : tokenScopes.split(/[\s,]+/).filter(Boolean),
+    adminToken: read('ADMIN_TOKEN'),
+    enableAddressesApi: bool('ENABLE_ADDRESSES_API', false),
+    enableUsersApi: bool('ENABLE_USERS_API', false),
+    writesExperimental: bool('WRITES_EXPERIMENTAL', false),
+    webhookUrl,
+    webhookSecret,
+    webhookTimeoutSeconds: int('WEBHOOK_TIMEOUT_SECONDS', 5, 1, { value: 60, clamp: true }),
+    webhookMaxAttempts: int('WEBHOOK_MAX_ATTEMPTS', 3, 1, { value: 10, clamp: true }),
+    webhookTestSink,
+    webhookRetryBaseSeconds: int('WEBHOOK_RETRY_BASE_SECONDS', 30, 0),
+    webhookAllowPrivate,
+    rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0),
+    redisUrl: read('REDIS_URL'),
+    redisPrefix: redisPrefix(read('REDIS_PREFIX') ?? 'gatehouse:'),
+    databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5000, 1),
+    databaseQueryTimeoutMs: int('DATABASE_QUERY_TIMEOUT_MS', 15000, 1),
+    sqliteBusyTimeoutMs: int('SQLITE_BUSY_TIMEOUT_MS', 5000, 0),
+    httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 10000, 1),
+    httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30000, 1),
+    httpKeepAliveTimeoutMs: int('HTTP_KEEP_ALIVE_TIMEOUT_MS', 5000, 1),
+    httpIdleTimeoutMs: int('HTTP_IDLE_TIMEOUT_MS', 60000, 1),
+    changesRetentionDays: int('CHANGES_RETENTION_DAYS', 90, 1),
+    incidentWindowSeconds: int('INCIDENT_WINDOW_SECONDS', 300, 1, { value: 86_400, clamp: false }),
+    jobsLeaseSeconds: int('JOBS_LEASE_SECONDS', 900, 1, { value: 86_400, clamp: false }),
+    jobsOverdueGraceSeconds: int('JOBS_OVERDUE_GRACE_SECONDS', 900, 0, { value: 604_800, clamp: false }),
+    providers,
+    redirectsFile,
+    logLevel: read('LOG_LEVEL') ?? 'info',
+    warnings,
+  }
+}
+
+/** The boolean spellings the API and settings accept: true,false,1,0,yes,no,on,off. */
+export function parseBoolean(v: string): boolean | undefined {
+  switch (v.toLowerCase()) {
+    case 'true': case '1': case 'yes': case 'on': return true
+    case 'false': case '0': case 'no': case 'off': return false
+    default: return undefined
+  }
+}
+
+function checkUrl(name: string, value: string): void {
+  try {
+    const u = new URL(value)
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('scheme')
+  } catch {
+    throw new SettingsError(PREFIX + name, `expected an http(s) URL, got "${value}"`)
+  }
+}
+
+function redisPrefix(value: string): string {
+  if (!/^[A-Za-z0-9:._-]{1,64}$/.test(value)) {
+    throw new SettingsError(PREFIX + 'REDIS_PREFIX', `expected 1–64 of A-Z a-z 0-9 : . _ -, got "${value}"`)
+  }
+  return value
+}
+
+// Link-local addresses (where cloud metadata services answer: 169.254.169.254) and the
+// other metadata endpoints: a webhook pointed there would post our events, signed, to a
+// service that hands out the host's cloud credentials.
+const PRIVATE_TARGETS = new BlockList()
+PRIVATE_TARGETS.addSubnet('169.254.0.0', 16, 'ipv4')
+PRIVATE_TARGETS.addSubnet('fe80::', 10, 'ipv6')
+PRIVATE_TARGETS.addAddress('100.100.100.200', 'ipv4') // Alibaba Cloud metadata
+PRIVATE_TARGETS.addAddress('fd00:ec2::254', 'ipv6') // AWS metadata over IPv6
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal'])
+
+/** The webhook receiver: http(s), no userinfo, and not a link-local or metadata address unless allowed. */
+function checkWebhookUrl(value: string, allowPrivate: boolean): void {
+  const name = PREFIX + 'WEBHOOK_URL'
+  checkUrl('WEBHOOK_URL', value)
+  const u = new URL(value)
+  // Userinfo would be sent to the receiver and shown wherever the URL is; and `https://trusted@evil`
+  // reads as one host while pointing at another.
+  if (u.username !== '' || u.password !== '') throw new SettingsError(name, 'must not contain a user name or password (user:pass@host)')
+  if (allowPrivate) return
+  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
+  const family = isIP(host)
+  const blocked = METADATA_HOSTS.has(host) || (family !== 0 && PRIVATE_TARGETS.check(host, family === 6 ? 'ipv6' : 'ipv4'))
+  if (blocked) {
+    throw new SettingsError(name, `${u.hostname} is a link-local or cloud-metadata address; set PLUGIN_GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true if the receiver really is there`)
+  }
+}
+
+function parseCredentials(raw: string | undefined): ConfiguredCredential[] {
+  if (raw === undefined) return []
+  const name = PREFIX + 'API_CREDENTIALS'
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(raw)
+  } catch {
+    throw new SettingsError(name, 'expected a JSON array')
+  }
+  if (!Array.isArray(parsed)) throw new SettingsError(name, 'expected a JSON array')
+  const seen = new Set<string>()
+  return parsed.map((c: unknown, i) => {
+    const at = `entry ${i}`
+    if (typeof c !== 'object' || c === null) throw new SettingsError(name, `${at} is not an object`)
+    const o = c as Record<string, unknown>
+    for (const k of ['id', 'token'] as const) {
+      if (typeof o[k] !== 'string' || (o[k] as string).length === 0) throw new SettingsError(name, `${at} needs a string "${k}"`)
+    }
+    if (!Array.isArray(o.scopes) || !o.scopes.every((s) => typeof s === 'string')) {
+      throw new SettingsError(name, `${at} needs "scopes" as an array of strings`)
+    }
+    if (o.expiresAt !== undefined && (typeof o.expiresAt !== 'string' || Number.isNaN(Date.parse(o.expiresAt)))) {
+      throw new SettingsError(name, `${at} has an invalid "expiresAt"`)
+    }
+    if (o.ipAllowlist !== undefined && (!Array.isArray(o.ipAllowlist) || !o.ipAllowlist.every((s) => typeof s === 'string'))) {
+      throw new SettingsError(name, `${at} needs "ipAllowlist" as an array of CIDR strings`)
+    }
+    const id = o.id as string
+    if (seen.has(id)) throw new SettingsError(name, `duplicate credential id "${id}"`)
+    seen.add(id)
+    return {
+      id,
+      label: typeof o.label === 'string' ? o.label : id,
+      token: o.token as string,
+      scopes: o.scopes as string[],
+      expiresAt: o.expiresAt as string | undefined,
+      ipAllowlist: o.ipAllowlist as string[] | undefined,
+    }
+  })
+}

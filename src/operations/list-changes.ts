@@ -1,0 +1,156 @@
+// listChanges: a page of the change feed in commit order for a caller. Items carry the
+// current document as `snapshot` (null for deletes); only types whose own read scope the
+// caller holds appear, and records the caller may not see appear as deletes.
+import type { Resource } from '../resources/index.js'
+import type { Caller } from '../auth/credentials.js'
+import { ApiError, invalid, missingScope } from '../kernel/errors.js'
+import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
+import { readChangePage, readRenderedChangePage, type ChangePageRow, type FeedFamily } from '../store/change-page.js'
+import { readMeta } from '../store/meta.js'
+import { isoOf } from '../store/documents.js'
+import { queryDigest } from '../kernel/cursor.js'
+import { parseFields, type FieldTree } from '../kernel/projection.js'
+import type { JsonResult, ReadContext } from './read-context.js'
+import type { ListInput } from './list-records.js'
+import { boundaryConditions, boundaryIds, renderDoc, visibility, visibilityConditions } from './visibility.js'
+
+/** `x`: the types were asked for by name, so each needs its read scope on every page. */
+type ChangeCursor = { s: number; t: string[]; q: string; u?: number; x?: 1 }
+
+/** Feed types served now: a family behind a flag only while the flag is on. */
+export function servedChangeTypes(ctx: Pick<ReadContext, 'resources' | 'settings'>): string[] {
+  return ctx.resources.enabled(ctx.settings).filter((r) => r.changeFeed !== false).map((r) => r.changeType)
+}
+
+/** Feed types the caller can read now: its scope held and its flag on. */
+export function readableChangeTypes(ctx: ReadContext, caller: Caller): string[] {
+  return ctx.resources.enabled(ctx.settings).filter((r) => r.changeFeed !== false && caller.scopes.has(r.scope as string)).map((r) => r.changeType)
+}
+
+function parseTypes(ctx: ReadContext, text: string): string[] {
+  const valid = servedChangeTypes(ctx)
+  const types = [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]
+  const unknown = types.filter((t) => !valid.includes(t))
+  if (unknown.length > 0) throw invalid('types', `unknown type ${unknown.join(', ')}; must be one of: ${valid.join(', ')}`)
+  return types
+}
+
+/**
+ * Types asked for by name must each be readable: answering an empty page instead would tell
+ * a sync worker that nothing ever changes (403 naming the first scope missing).
+ */
+function requireTypeScopes(ctx: ReadContext, types: readonly string[], caller: Caller): void {
+  for (const t of types) {
+    const scope = ctx.resources.byChangeType(t)?.scope
+    if (scope !== undefined && !caller.scopes.has(scope)) throw missingScope(scope)
+  }
+}
+
+const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t))
+
+function parseChangeFilter(ctx: ReadContext, text: string): { resourceType?: string; action?: string } {
+  const out: { resourceType?: string; action?: string } = {}
+  for (const expr of text.split(',').filter(Boolean)) {
+    const [path, value] = expr.split(':')
+    if (path === 'action' && ['created', 'updated', 'deleted'].includes(value)) out.action = value
+    else if (path === 'resourceType' && servedChangeTypes(ctx).includes(value)) out.resourceType = value
+    else throw invalid('filter', `"${expr}" is not supported; use action:created|updated|deleted or resourceType:TYPE`)
+  }
+  return out
+}
+
+export async function listChanges(ctx: ReadContext, input: ListInput, caller: Caller): Promise<JsonResult> {
+  return changePage(ctx, input, caller, ctx.database.adapter.rendersChangePages)
+}
+
+/**
+ * listChanges, its items written by the database when `inDatabase` allows it (no `fields`
+ * projection: that needs the parsed document) or from the page's rows here. The tests read
+ * the same pages both ways and compare the text.
+ */
+export async function changePage(ctx: ReadContext, input: ListInput, caller: Caller, inDatabase: boolean): Promise<JsonResult> {
+  const filter = input.filter !== undefined ? parseChangeFilter(ctx, input.filter) : {}
+  const digest = queryDigest({ filter: input.filter ?? null })
+  let afterSeq = 0
+  let types: string[]
+  let named = input.types !== undefined
+  let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
+  if (input.cursor !== undefined) {
+    const c = ctx.cursors.decode<ChangeCursor>(input.cursor)
+    if (c.q !== digest || !Array.isArray(c.t) || typeof c.s !== 'number') throw invalid('cursor', 'cursor belongs to a different query; repeat the filter of the first page')
+    // A cursor keeps its types; `types` may repeat them, not change them (as on lists).
+    if (input.types !== undefined && !sameTypes(parseTypes(ctx, input.types), c.t)) {
+      throw invalid('types', `the cursor belongs to types ${c.t.join(',')}; repeat them or leave types out`)
+    }
+    afterSeq = c.s
+    types = c.t
+    named = c.x === 1
+    updatedSince = c.u
+    const prunedThrough = Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
+    if (afterSeq < prunedThrough) {
+      throw new ApiError('CURSOR_EXPIRED', 'The cursor points before the change log retention; restart from a checkpoint or a full sync')
+    }
+  } else {
+    types = input.types !== undefined ? parseTypes(ctx, input.types) : [...ctx.resources.changeFeedTypes]
+  }
+  if (named) requireTypeScopes(ctx, types, caller)
+  const readable = new Set(readableChangeTypes(ctx, caller))
+  let effective = types.filter((t) => readable.has(t))
+  if (filter.resourceType) effective = effective.filter((t) => t === filter.resourceType)
+
+  const resources = effective.map((t) => ctx.resources.byChangeType(t) as Resource)
+  const fieldNames = [...new Set(resources.flatMap((r) => visibility(r, caller).allowed))]
+  const fields: FieldTree | undefined = input.fields !== undefined ? parseFields(input.fields, fieldNames) : undefined
+
+  // While a run of a bounded workflow is open, only changes of records inside its boundary (as
+  // they are now) are in the feed; deletes only of ids the boundary names, since a deleted
+  // record can no longer be placed.
+  const boundary = await ctx.jobs.readBoundary(caller.credentialId)
+  const limit: number = input.limit ?? 50
+  // One statement: the changes and, for each, the current document if the caller may see it.
+  // Records the caller may not see now (entries other than live without
+  // entries:read_all_statuses, blocks of such entries) leave its view: they appear as deletes
+  // without a snapshot, which also tells a mirror to drop them.
+  const families: FeedFamily[] = resources.map((r) => ({
+    resource: r, withSensitive: visibility(r, caller).withSensitive, visible: visibilityConditions(ctx.resources, r, caller),
+    ...(boundary === null ? {} : { boundary: { conditions: boundaryConditions(ctx.resources, r, boundary), deletedIds: boundaryIds(r, boundary) } }),
+  }))
+  const q = { afterSeq, updatedSince, limit: limit + 1, action: filter.action }
+  const rendered = inDatabase && fields === undefined ? await readRenderedChangePage(ctx.database, q, families, limit) : undefined
+  let data: string
+  let hasMore: boolean
+  let lastSeq: number | null
+  if (rendered) {
+    data = '[' + rendered.items + ']'
+    hasMore = rendered.count > limit
+    lastSeq = rendered.lastSeq
+  } else {
+    const rows = await readChangePage(ctx.database, q, families)
+    hasMore = rows.length > limit
+    const page = hasMore ? rows.slice(0, limit) : rows
+    data = '[' + changeItems(page, fields) + ']'
+    lastSeq = page.length > 0 ? page[page.length - 1].seq : null
+  }
+  // The feed always hands back a position to resume from, also at its end, so a follower
+  // can poll for new changes without missing any (see docs/decisions.md).
+  const nextCursor = ctx.cursors.encode({
+    s: lastSeq ?? afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
+  } satisfies ChangeCursor)
+  return {
+    rawData: data,
+    pagination: { hasMore, nextCursor },
+    meta: { mode: input.cursor !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective },
+  }
+}
+
+/** The feed's items for `rows`, as JSON text joined by commas (what the database writes too). */
+function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined): string {
+  let out = ''
+  for (let i = 0; i < rows.length; i++) {
+    const c = rows[i]
+    const hidden = c.doc === ''
+    const snapshot = c.doc === null || hidden ? 'null' : renderDoc(c.doc, c.sensitive, fields)
+    out += `${i > 0 ? ',' : ''}{"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
+  }
+  return out
+}

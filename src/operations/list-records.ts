@@ -1,0 +1,101 @@
+// listRecords: one page of a family for a caller, from parsed list input (see
+// record-inputs.ts). One indexed keyset query; documents go out as stored JSON text.
+import type { Resource } from '../resources/index.js'
+import type { BooleanWhereParam } from '../resources/declare.js'
+import { invalid, missingScope } from '../kernel/errors.js'
+import { parseBoolean } from '../kernel/settings.js'
+import { likePattern, type Condition, type SortKey } from '../store/record-query.js'
+import { queryDigest } from '../kernel/cursor.js'
+import { parseFilter } from '../kernel/filter.js'
+import { parseFields } from '../kernel/projection.js'
+import type { JsonResult, ReadCaller, ReadContext } from './read-context.js'
+import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
+
+/** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ListInput = Readonly<Record<string, any>>
+
+type ListCursor = { k: string | number; i: number; q: string; u?: number }
+
+export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: ReadCaller): Promise<JsonResult> {
+  const { withSensitive, allowed, denied } = visibility(r, caller)
+  const conditions: Condition[] = [...ownerConditions(ctx.resources, r, caller)]
+  // While a run of a bounded workflow is open, the caller's lists hold only what lies inside.
+  const boundary = caller.credentialId !== undefined ? await ctx.jobs.readBoundary(caller.credentialId) : null
+  if (boundary) conditions.push(...boundaryConditions(ctx.resources, r, boundary))
+  const digestParts: Record<string, unknown> = { type: r.type }
+
+  if (r.status) {
+    const status: string | undefined = input.status ?? r.status.default
+    if (r.status.otherStatusesScope && status !== r.status.default && !caller.scopes.has(r.status.otherStatusesScope)) {
+      throw missingScope(r.status.otherStatusesScope)
+    }
+    if (status && status !== 'all') conditions.push({ kind: 'eq', column: 'status', value: status })
+    digestParts.status = status ?? 'all'
+  }
+  for (const [name, p] of Object.entries(r.listParams ?? {})) {
+    const v = input[name] ?? (p.kind === 'booleanColumn' && p.default !== undefined && input.status === undefined ? String(p.default) : undefined)
+    if (v === undefined) continue
+    digestParts[name] = v
+    switch (p.kind) {
+      case 'equals': conditions.push({ kind: 'eq', column: p.column, value: v }); break
+      case 'search': conditions.push({ kind: 'search', columns: r.searchColumns ?? [], pattern: likePattern(v, { contains: true, wildcard: false }) }); break
+      case 'arrayContains': conditions.push({ kind: 'path', test: { source: 'doc', path: [p.path], arrayAt: 1, op: 'exact', value: v } }); break
+      case 'withinDays': conditions.push({ kind: 'gte', column: p.column, value: Date.now() - v * 86_400_000 }); break
+      case 'booleanColumn': conditions.push({ kind: 'eq', column: p.column, value: parseBoolean(v) === true }); break
+      case 'booleanWhere':
+        if (parseBoolean(v)) {
+          if (p.fullSyncOnly && input.updatedSince !== undefined) throw invalid(name, `${name} is available in full-sync mode only (without updatedSince)`)
+          conditions.push(...booleanWhere(r, p, input))
+        }
+        break
+      case 'integer': break
+    }
+  }
+  if (input.filter !== undefined) {
+    const tests = parseFilter(input.filter, { schema: r.fullItem, sensitiveKeys: r.sensitiveKeys, sensitiveAllowed: withSensitive, sensitiveScope: r.sensitiveScope })
+    for (const test of tests) conditions.push({ kind: 'path', test })
+    digestParts.filter = input.filter
+  }
+  const sortText: string = input.sort ?? 'updatedAt'
+  const sort: SortKey = sortText.replace(/^-/, '')
+  const desc = sortText.startsWith('-')
+  digestParts.sort = sortText
+  const fields = input.fields !== undefined ? parseFields(input.fields, allowed, denied) : undefined
+
+  const digest = queryDigest(digestParts)
+  let after: { key: string | number; id: number } | undefined
+  let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
+  if (input.cursor !== undefined) {
+    const c = ctx.cursors.decode<ListCursor>(input.cursor)
+    if (c.q !== digest) throw invalid('cursor', 'cursor belongs to a different query; repeat the parameters of the first page')
+    if (typeof c.i !== 'number' || (typeof c.k !== 'number' && typeof c.k !== 'string')) throw invalid('cursor', 'malformed cursor')
+    after = { key: c.k, id: c.i }
+    // The cursor wins over updatedSince: it carries the lower bound of the first page.
+    updatedSince = c.u
+  }
+  if (updatedSince !== undefined) conditions.push({ kind: 'gte', column: 'updatedAt', value: updatedSince })
+
+  const limit: number = input.limit ?? 50
+  const rows = await ctx.reader.list(r, { conditions, sort, desc, after, limit: limit + 1, withSensitive })
+  const hasMore = rows.length > limit
+  const page = hasMore ? rows.slice(0, limit) : rows
+  const last = page[page.length - 1]
+  const nextCursor = hasMore && last
+    ? ctx.cursors.encode({ k: last.sortKey, i: last.id, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}) } satisfies ListCursor)
+    : null
+  return {
+    rawData: '[' + page.map((row) => renderRow(row, fields)).join(',') + ']',
+    pagination: { hasMore, nextCursor },
+    meta: { mode: updatedSince !== undefined ? 'incremental' : 'full' },
+  }
+}
+
+/** The column conditions of a true boolean parameter (`lowStock=true`). */
+function booleanWhere(r: Resource, p: BooleanWhereParam, input: ListInput): Condition[] {
+  return p.where.map((w) => {
+    const declared = w.param !== undefined ? r.listParams?.[w.param] : undefined
+    const value = w.param !== undefined ? (input[w.param] ?? (declared?.kind === 'integer' ? declared.default : undefined)) : w.value
+    return w.op === '<=' ? { kind: 'lte', column: w.column, value: Number(value) } : { kind: 'eq', column: w.column, value: value as string | number | boolean }
+  })
+}
