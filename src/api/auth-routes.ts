@@ -1,6 +1,6 @@
 // GET /auth/whoami: who the token belongs to.
 import { Type } from '@sinclair/typebox'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import type { MachineRoute } from '../kernel/machine-route.js'
 
 export const WhoamiData = Type.Object({

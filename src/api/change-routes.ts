@@ -1,6 +1,6 @@
 // GET /changes: the change feed in commit order, a thin HTTP surface over listChanges.
 import { Type } from '@sinclair/typebox'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import { listChanges, servedChangeTypes } from '../operations/list-changes.js'
 import { commonListParams } from '../operations/record-inputs.js'
 import type { MachineRoute } from '../kernel/machine-route.js'

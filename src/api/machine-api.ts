@@ -3,11 +3,12 @@
 // then the route (404, 405 with Allow), then the scope (403), then the input (400).
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, invalid, missingScope } from '../kernel/errors.js'
-import type { Caller, CredentialService } from '../auth/credentials.js'
+import type { CredentialService } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import type { RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../kernel/settings.js'
 import { sendError } from './error-handler.js'
-import type { PageCache } from './page-cache.js'
+import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 

@@ -1,7 +1,7 @@
 // List and detail routes for every family the app serves, built from the declarations:
 // thin HTTP surfaces over listRecords and showRecord.
 import { Type } from '@sinclair/typebox'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import { listRecords } from '../operations/list-records.js'
 import { showRecord } from '../operations/show-record.js'
 import { listQuerySchema, showQuerySchema } from '../operations/record-inputs.js'

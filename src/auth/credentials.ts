@@ -8,20 +8,14 @@ import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../k
 import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
 import { effectiveScopes, type ScopeCatalog } from './scopes.js'
+import type { Boundaries, Caller, CredentialSource } from '../kernel/caller.js'
 
 export type CredentialStatus = 'active' | 'paused' | 'revoked'
-export type CredentialSource = 'managed' | 'configured' | 'legacy'
 
 export interface WebhookInterest {
   /** A webhook event type (`entry`, `product`, `order`: families that declare one). */
   readonly resourceType: string
   readonly actions: readonly ('created' | 'updated' | 'deleted')[]
-}
-
-export interface Boundaries {
-  readonly sections?: readonly string[]
-  readonly entryIds?: readonly number[]
-  readonly productIds?: readonly number[]
 }
 
 export interface CredentialRecord {
@@ -39,17 +33,6 @@ export interface CredentialRecord {
   readonly rotatedAt: string | null
   readonly lastUsedAt: string | null
   readonly firstUsedAt: string | null
-}
-
-export interface Caller {
-  readonly credentialId: string
-  readonly label: string
-  /** `operator`: the CLI acting for whoever runs it on the server (see operatorCaller). */
-  readonly source: CredentialSource | 'operator'
-  readonly grantedScopes: readonly string[]
-  /** Granted scopes plus what deprecated aliases grant. */
-  readonly scopes: ReadonlySet<string>
-  readonly boundaries: Boundaries | null
 }
 
 export interface CreateCredentialInput {

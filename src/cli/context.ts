@@ -6,7 +6,8 @@ import { loadDotEnv, loadSettings, type Settings } from '../kernel/settings.js'
 import { openDatabase, type Database } from '../store/database.js'
 import { migrateSchema, type SchemaMigrationReport } from '../store/schema-reconcile.js'
 import { defaultRegistry } from '../resources/index.js'
-import { createServices, type Services } from '../compose/services.js'
+import { createServices } from '../compose/services.js'
+import { type Services } from '../operations/services.js'
 
 export function loadCliSettings(): Settings {
   loadDotEnv()

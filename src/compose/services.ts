@@ -11,7 +11,8 @@ import { AdminTokenService } from '../auth/admin-tokens.js'
 import { ScopeCatalog } from '../auth/scopes.js'
 import { createRateLimiter, type RateLimiter } from '../auth/rate-limit.js'
 import { CursorCodec } from '../kernel/cursor.js'
-import { PageCache } from '../api/page-cache.js'
+import { PageCache } from '../operations/page-cache.js'
+import type { Services } from '../operations/services.js'
 import { ChangeSignal } from '../store/change-signal.js'
 import { siteSecret } from '../store/meta.js'
 import { WebhookService } from '../webhooks/webhook-service.js'
@@ -21,35 +22,6 @@ import { ProviderRegistry } from '../providers/provider-registry.js'
 import { JobRuntime } from '../jobs/job-runtime.js'
 import { MetricBuckets } from '../ops/metric-buckets.js'
 
-export interface Services {
-  readonly settings: Settings
-  readonly database: Database
-  /** The resource families this app serves; everything per family derives from it. */
-  readonly resources: ResourceRegistry
-  readonly scopes: ScopeCatalog
-  readonly store: ContentStore
-  readonly reader: RecordReader
-  readonly credentials: CredentialService
-  /** Managed admin API tokens (the setting's token is checked beside them). */
-  readonly adminTokens: AdminTokenService
-  readonly rateLimiter: RateLimiter
-  readonly cursors: CursorCodec
-  /** When content may have changed (this process's writes and, on PostgreSQL once started, every process's). */
-  readonly changes: ChangeSignal
-  readonly pageCache: PageCache
-  /** Outbox hook (run by `store`), in-process delivery worker, probe, sink. */
-  readonly webhooks: WebhookService
-  /** Policies, approvals, executions and the audit log (DESIGN §8); its expiry timer runs only in the app. */
-  readonly control: ControlPlane
-  /** External resource providers (DESIGN §11): empty until `load()`, which the app calls. */
-  readonly providers: ProviderRegistry
-  /** Workflows, run reports with leases, the read boundary (DESIGN §9); its lease timer runs only in the app. */
-  readonly jobs: JobRuntime
-  /** Time-bucketed counters behind the control panel's charts, shared by every process through the database. */
-  readonly metricBuckets: MetricBuckets
-  readonly logger: Logger
-  readonly startedAt: number
-}
 
 export interface ServiceOptions {
   /** The families to serve (default: every family declared in `src/resources/`). */

@@ -1,7 +1,7 @@
 // The contract's own routes: /capabilities, /openapi.json and /schema. They describe the whole
 // registry, which they are part of, so they take a getter for the finished route list.
 import type { MachineRoute } from '../kernel/machine-route.js'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import { capabilitiesRoute } from './capabilities.js'
 import { openapiRoute } from './openapi.js'
 import { schemaCatalogRoute } from './schema-catalog.js'

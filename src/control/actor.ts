@@ -1,5 +1,5 @@
 // Who did something, as approvals, executions and audit records name them.
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 
 export interface Actor {
   /** `credential`: a machine client; `admin`: the admin token or a control-panel admin; `system`: timers; `cli`: an operator at the command line. */

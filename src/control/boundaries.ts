@@ -2,7 +2,7 @@
 // some product ids (a variant counts as its product). A bounded credential may request or
 // execute only actions whose target lies inside one of them; anything else (orders
 // included, which no boundary names) is outside. An unbounded credential is not limited.
-import type { Boundaries } from '../auth/credentials.js'
+import type { Boundaries } from '../kernel/caller.js'
 import type { ActionTarget } from './actions/control-action.js'
 import { allActions } from './actions/action-registry.js'
 import { patternRegex } from './policy.js'

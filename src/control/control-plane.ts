@@ -3,7 +3,7 @@
 // operations; every write they make is audited in its own transaction.
 import type { Logger } from 'pino'
 import { ApiError, invalidMany, notFound } from '../kernel/errors.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import type { ScopeCatalog } from '../auth/scopes.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'

@@ -2,7 +2,7 @@
 // execution, so a simulation cannot disagree with the execution that follows it. It reads
 // and never writes.
 import { ApiError, invalid, type ErrorDetail } from '../kernel/errors.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { schemaProblems } from '../store/validation.js'
 import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'

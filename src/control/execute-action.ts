@@ -4,7 +4,7 @@
 // A failed run leaves nothing from the action written and records a failed execution.
 import type { Logger } from 'pino'
 import { ApiError, invalidMany } from '../kernel/errors.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'

@@ -10,7 +10,7 @@
 // Every change is audited with the path taken; refusals are audited too.
 import type { Static } from '@sinclair/typebox'
 import { ApiError, invalidMany, missingScope, type ErrorDetail } from '../kernel/errors.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { generateId } from '../auth/tokens.js'
 import type { Database } from '../store/database.js'
 import { schemaProblems } from '../store/validation.js'

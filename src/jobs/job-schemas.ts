@@ -3,7 +3,7 @@
 // workflow definitions. Enumerations are `enum` strings so a bad value's 400 lists the
 // allowed ones.
 import { Type, type TSchema } from '@sinclair/typebox'
-import { BOOLEAN_SPELLINGS } from '../operations/record-inputs.js'
+import { BOOLEAN_SPELLINGS } from '../kernel/booleans.js'
 import { RUN_REPORT_STATUSES, RUN_STATUSES, WORKFLOW_STATUSES } from './workflow.js'
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])

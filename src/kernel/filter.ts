@@ -5,7 +5,8 @@
 // provider items (src/providers/) run the same tests here, in JavaScript.
 import type { TObject } from '@sinclair/typebox'
 import { invalid } from './errors.js'
-import { likePattern, type PathTest } from '../store/record-query.js'
+import { likePattern } from './path-test.js'
+import { type PathTest } from './path-test.js'
 import { resolvePath } from './projection.js'
 
 export const MAX_FILTERS = 20

@@ -3,7 +3,7 @@
 import type { TObject, TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorCode } from './errors.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from './caller.js'
 import type { Settings } from './settings.js'
 
 import type { FeatureFlag } from './settings.js'
@@ -23,7 +23,7 @@ export interface RouteResult {
 }
 
 /** A ready JSON text of `data` (fast path for lists: documents are spliced, not re-serialised). */
-import type { JsonResult } from '../operations/read-context.js'
+import type { JsonResult } from './json-result.js'
 
 export type RawRouteResult = JsonResult
 

@@ -3,7 +3,8 @@
 // two maxima the spec gives (webhook timeout 60, attempts 10) clamp with a warning instead.
 import { existsSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
-import { pointsAtSink } from '../webhooks/sink-url.js'
+import { pointsAtSink } from './sink-path.js'
+import { parseBoolean } from './booleans.js'
 
 export interface ConfiguredCredential {
   readonly id: string
@@ -192,15 +193,6 @@ export function loadSettings(env: Env = process.env): Settings {
     redirectsFile,
     logLevel: read('LOG_LEVEL') ?? 'info',
     warnings,
-  }
-}
-
-/** The boolean spellings the API and settings accept: true,false,1,0,yes,no,on,off. */
-export function parseBoolean(v: string): boolean | undefined {
-  switch (v.toLowerCase()) {
-    case 'true': case '1': case 'yes': case 'on': return true
-    case 'false': case '0': case 'no': case 'off': return false
-    default: return undefined
   }
 }
 

@@ -6,11 +6,11 @@
 // every later request must bring it, with the same credential.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { MachineApiOptions } from '../api/machine-api.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { ApiError } from '../kernel/errors.js'
 import { MCP_PATH } from '../contract/service-info.js'
 import type { MachineRoute } from '../kernel/machine-route.js'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import { mcpResources } from './mcp-resources.js'
 import type { McpHooks } from './mcp-server.js'
 import { McpSessions, type McpSession } from './mcp-sessions.js'

@@ -3,11 +3,11 @@
 // needs the scope its HTTP route needs, and is listed only to callers holding it.
 import type { Resource as ResourceInfo } from '@modelcontextprotocol/sdk/types.js'
 import type { MachineRoute } from '../kernel/machine-route.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { capabilitiesFor } from '../contract/capabilities.js'
 import { contentModel } from '../contract/content-model.js'
 import { openapiDocument } from '../contract/openapi.js'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 
 export interface McpResource {
   readonly uri: string

@@ -4,11 +4,11 @@
 import { Type, type TObject } from '@sinclair/typebox'
 import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
 import type { FeatureFlag, MachineRoute, RouteResult } from '../kernel/machine-route.js'
-import type { JsonResult } from '../operations/read-context.js'
-import type { Caller } from '../auth/credentials.js'
+import type { JsonResult } from '../kernel/json-result.js'
+import type { Caller } from '../kernel/caller.js'
 import { successSchema, type SchemaSink } from '../contract/route-contract.js'
 import { toJsonSchema, type JsonSchema } from '../contract/json-schema.js'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import type { McpSession } from './mcp-sessions.js'
 
 /** What one tool call runs with: the same services and caller an HTTP request has, and its MCP session. */

@@ -7,7 +7,7 @@ import { showRecord } from '../operations/show-record.js'
 import { listChanges } from '../operations/list-changes.js'
 import { whoami } from '../api/auth-routes.js'
 import { readLag, writeCheckpoint } from '../operations/sync-state.js'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import { routeIndex, toolFromRoute, type McpTool } from './mcp-tool.js'
 
 /** `global-sets` → `global_sets`: tool names keep to letters, digits and `_`. */

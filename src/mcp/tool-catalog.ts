@@ -3,8 +3,8 @@
 // is left out of its `tools/list` and refused, naming the scope, when called.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { MachineRoute } from '../kernel/machine-route.js'
-import type { Caller } from '../auth/credentials.js'
-import type { Services } from '../compose/services.js'
+import type { Caller } from '../kernel/caller.js'
+import type { Services } from '../operations/services.js'
 import { governedTools } from './governed-tools.js'
 import type { McpTool } from './mcp-tool.js'
 import { readTools } from './read-tools.js'

@@ -4,8 +4,8 @@
 // security. Redacted means: no token, token hint, secret, database URL, receiver path or
 // record content; only counts, names, flags and hosts.
 import { sql } from 'kysely'
-import type { Caller } from '../auth/credentials.js'
-import type { Services } from '../compose/services.js'
+import type { Caller } from '../kernel/caller.js'
+import type { Services } from './services.js'
 import { changeLogStats, readChanges } from '../store/change-log.js'
 import { countCheckpoints } from '../integration/sync-state-store.js'
 import { migrations, pendingMigrations } from '../store/migrations/index.js'

@@ -4,7 +4,7 @@
 // their live lag, webhook interests and the deliveries routed to it, and lifecycle findings.
 // It only calls other parts' functions; every number comes from the database, so every
 // process shows the same.
-import type { Services } from '../compose/services.js'
+import type { Services } from './services.js'
 import type { CredentialRecord } from '../auth/credentials.js'
 import { integrationLag, type CheckpointLag } from '../integration/sync-state-store.js'
 import { countDeliveries } from '../webhooks/delivery-log.js'

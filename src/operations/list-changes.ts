@@ -2,7 +2,7 @@
 // current document as `snapshot` (null for deletes); only types whose own read scope the
 // caller holds appear, and records the caller may not see appear as deletes.
 import type { Resource } from '../resources/index.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { ApiError, invalid, missingScope } from '../kernel/errors.js'
 import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
 import { readChangePage, readRenderedChangePage, type ChangePageRow, type FeedFamily } from '../store/change-page.js'
@@ -10,7 +10,8 @@ import { readMeta } from '../store/meta.js'
 import { isoOf } from '../store/documents.js'
 import { queryDigest } from '../kernel/cursor.js'
 import { parseFields, type FieldTree } from '../kernel/projection.js'
-import type { JsonResult, ReadContext } from './read-context.js'
+import type { ReadContext } from './read-context.js'
+import type { JsonResult } from '../kernel/json-result.js'
 import type { ListInput } from './list-records.js'
 import { boundaryConditions, boundaryIds, renderDoc, visibility, visibilityConditions } from './visibility.js'
 

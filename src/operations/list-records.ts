@@ -3,12 +3,14 @@
 import type { Resource } from '../resources/index.js'
 import type { BooleanWhereParam } from '../resources/declare.js'
 import { invalid, missingScope } from '../kernel/errors.js'
-import { parseBoolean } from '../kernel/settings.js'
-import { likePattern, type Condition, type SortKey } from '../store/record-query.js'
+import { parseBoolean } from '../kernel/booleans.js'
+import { type Condition, type SortKey } from '../store/record-query.js'
+import { likePattern } from '../kernel/path-test.js'
 import { queryDigest } from '../kernel/cursor.js'
 import { parseFilter } from '../kernel/filter.js'
 import { parseFields } from '../kernel/projection.js'
-import type { JsonResult, ReadCaller, ReadContext } from './read-context.js'
+import type { ReadCaller, ReadContext } from './read-context.js'
+import type { JsonResult } from '../kernel/json-result.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */

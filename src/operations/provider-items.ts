@@ -2,7 +2,7 @@
 // `list` and `get`. Pages are cut at `limit` after `filter` (evaluated here, in JavaScript, with
 // the grammar and semantics the database uses) and carry a signed cursor bound to the query;
 // `fields` projects each item; items that break the resource's own schema are never sent.
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import type { CursorCodec } from '../kernel/cursor.js'
 import { queryDigest } from '../kernel/cursor.js'
 import { matchesFilter, parseFilter } from '../kernel/filter.js'

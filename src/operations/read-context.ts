@@ -1,7 +1,7 @@
 // What the read operations need from a process's services. Routes, CLI, panel and MCP pass
 // their `Services`; the operations know nothing of HTTP.
-import type { Services } from '../compose/services.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Services } from './services.js'
+import type { Caller } from '../kernel/caller.js'
 
 export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 'settings' | 'database' | 'jobs'>
 
@@ -12,10 +12,3 @@ export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 's
  */
 export type ReadCaller = Pick<Caller, 'scopes'> & { readonly credentialId?: string }
 
-/** A page or item as ready JSON text: stored documents are spliced, never re-serialised. */
-export interface JsonResult {
-  /** JSON text of `data`. */
-  readonly rawData: string
-  readonly pagination?: { readonly hasMore: boolean; readonly nextCursor: string | null }
-  readonly meta?: Record<string, unknown>
-}

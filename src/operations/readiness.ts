@@ -3,13 +3,13 @@
 // needs an operator: a growing backlog, dead letters, a missing worker, open incidents,
 // clamped settings, an unavailable provider), otherwise `ready`.
 import { sql } from 'kysely'
-import type { Services } from '../compose/services.js'
+import type { Services } from './services.js'
 import { pendingMigrations } from '../store/migrations/index.js'
 import { schemaPlan } from '../store/schema-reconcile.js'
 import { differencesOf } from '../store/schema-plan.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
-import { pointsAtSink } from '../webhooks/sink-url.js'
+import { pointsAtSink } from '../kernel/sink-path.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 export type Verdict = 'ready' | 'degraded' | 'not_ready'

@@ -7,8 +7,8 @@ import { Value } from '@sinclair/typebox/value'
 import type { Resource } from '../resources/index.js'
 import { invalidMany } from '../kernel/errors.js'
 import { schemaProblems } from '../store/validation.js'
+import { BOOLEAN_SPELLINGS } from '../kernel/booleans.js'
 
-export const BOOLEAN_SPELLINGS = ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'] as const
 const BooleanParam = (description: string) =>
   Type.Union(BOOLEAN_SPELLINGS.map((v) => Type.Literal(v)), { description })
 

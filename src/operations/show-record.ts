@@ -1,11 +1,12 @@
 // showRecord: one record of a family by exactly one selector (plus optional narrowing
 // selectors), for a caller. A record the caller may not see is answered like a missing one.
 import type { Resource } from '../resources/index.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import { ApiError, notFound } from '../kernel/errors.js'
 import { boundaryOwner } from '../jobs/read-boundary.js'
 import { parseFields } from '../kernel/projection.js'
-import type { JsonResult, ReadContext } from './read-context.js'
+import type { ReadContext } from './read-context.js'
+import type { JsonResult } from '../kernel/json-result.js'
 import type { ListInput } from './list-records.js'
 import { boundaryConditions, renderRow, visibility, visibilityConditions } from './visibility.js'
 import type { Condition, RecordRow } from '../store/record-query.js'

@@ -5,8 +5,8 @@
 // only credential the runtime accepts, which is how single-token sites keep several named
 // consumers.
 import { ApiError, invalid } from '../kernel/errors.js'
-import type { Caller } from '../auth/credentials.js'
-import type { Services } from '../compose/services.js'
+import type { Caller } from '../kernel/caller.js'
+import type { Services } from './services.js'
 import { integrationLag, SyncStateStore, type Checkpoint, type CheckpointLag } from '../integration/sync-state-store.js'
 
 export type SyncStateContext = Pick<Services, 'database' | 'credentials' | 'cursors'>

@@ -2,11 +2,14 @@
 // incident monitor, plus the two callbacks the machine API reports through. Built once in
 // buildApp; the CLI builds one without timers to read the same shared state.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../compose/services.js'
+import type { Database } from '../store/database.js'
+import type { Settings } from '../kernel/settings.js'
+import type { RateLimiter } from '../auth/rate-limit.js'
+import type { MetricBuckets } from './metric-buckets.js'
 import { MetricsRegistry, type DenialKind } from './metrics-registry.js'
 import { SignalRecorder, type SignalName } from './signal-recorder.js'
 import { IncidentMonitor } from './incident-monitor.js'
-import type { Caller } from '../auth/credentials.js'
+import type { Caller } from '../kernel/caller.js'
 import type { Counter } from './metric-buckets.js'
 
 declare module 'fastify' {
@@ -19,14 +22,27 @@ declare module 'fastify' {
 const DENIAL_SIGNAL: Record<DenialKind, SignalName> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
 const DENIAL_COUNTER: Record<DenialKind, Counter> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
 
-export class Operations {
+/** What the operations state reads and counts through; the composition root passes its services. */
+export interface OperationsDeps {
+  readonly database: Database
+  readonly settings: Settings
+  readonly rateLimiter: RateLimiter
+  readonly metricBuckets: MetricBuckets
+  /** When this process started (ms), for uptime. */
+  readonly startedAt: number
+  /** How many workflows are overdue now (the job runtime's count). */
+  readonly jobs: { overdue(graceMs: number): Promise<{ readonly count: number }> }
+}
+
+/** `S`: the services as the composition root built them, for the surfaces that read more of them. */
+export class Operations<S extends OperationsDeps = OperationsDeps> {
   readonly metrics = new MetricsRegistry()
   readonly recorder: SignalRecorder
   readonly monitor: IncidentMonitor
   /** Rate-limited requests end before request.caller is set; their credential is kept here for onAnswered. */
   private readonly refused = new WeakMap<FastifyRequest, string>()
 
-  constructor(readonly services: Services) {
+  constructor(readonly services: S) {
     this.recorder = new SignalRecorder(services.database.db, services.settings.incidentWindowSeconds * 1000)
     this.monitor = new IncidentMonitor(services.database, services.settings, this.recorder, async () => (await services.jobs.overdue(0)).count)
     // Requests limited in memory because Redis is unavailable feed the rate_limit_store incident.

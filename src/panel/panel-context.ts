@@ -2,7 +2,7 @@
 // (taking the session's pending flash message), or record a message and redirect (303) so
 // a reload never repeats an action.
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import type { Readiness } from '../operations/readiness.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import type { Html } from './html.js'

@@ -4,7 +4,7 @@
 // check that redirects every page without a session, the CSRF check on every POST, and
 // HTML error pages that never show internals.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../compose/services.js'
+import type { Services } from '../operations/services.js'
 import type { Readiness } from '../operations/readiness.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { toApiError } from '../api/error-handler.js'

@@ -2,8 +2,8 @@
 // the interface types, helpers to declare a provider, the errors a provider may throw, and
 // the filter evaluator Gatehouse itself uses. Nothing else of Gatehouse is public.
 import { Type, type TUnion, type TLiteral } from '@sinclair/typebox'
-import { parseBoolean } from '../kernel/settings.js'
-import { BOOLEAN_SPELLINGS } from '../operations/record-inputs.js'
+import { parseBoolean } from '../kernel/booleans.js'
+import { BOOLEAN_SPELLINGS } from '../kernel/booleans.js'
 
 export type {
   FilterTest, JsonSchemaObject, JsonValue, ListPage, ListQuery, Provider, ProviderCaller, ProviderContext,

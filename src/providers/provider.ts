@@ -3,7 +3,7 @@
 // (authentication, scopes, rate limits, the envelope, `limit`, signed cursors, `fields`,
 // `filter`, errors, request ids, metrics and the contract). docs/providers.md explains it.
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
-import type { PathTest } from '../store/record-query.js'
+import type { PathTest } from '../kernel/path-test.js'
 
 export type JsonValue = string | number | boolean | null | readonly JsonValue[] | { readonly [key: string]: JsonValue }
 

@@ -6,18 +6,7 @@
 import type { ColumnType, Resource } from '../resources/declare.js'
 import { columnName } from './database.js'
 import { sqlName, type ReadStatement } from './read-statement.js'
-
-/** A document path test: `arrayAt` splits the path where an array's elements are tested. */
-export interface PathTest {
-  readonly source: 'doc' | 'sensitive'
-  readonly path: readonly string[]
-  readonly arrayAt?: number
-  /** Free-form values: the path holds when its value matches, or any element of it does. */
-  readonly orElements?: boolean
-  readonly op: 'exact' | 'like'
-  /** exact: the JSON text or plain text of the value; like: a LIKE pattern (case-insensitive). */
-  readonly value: string
-}
+import type { PathTest } from '../kernel/path-test.js'
 
 export type Condition =
   | { readonly kind: 'eq'; readonly column: string; readonly value: string | number | boolean }
@@ -31,13 +20,6 @@ export type Condition =
   | { readonly kind: 'in'; readonly column: string; readonly values: readonly (string | number)[] }
   /** Any of the conditions holds (none given: nothing does). */
   | { readonly kind: 'anyOf'; readonly conditions: readonly Condition[] }
-
-/** Escapes LIKE metacharacters; `*` (when wildcards are on) becomes `%`. */
-export function likePattern(text: string, { contains, wildcard }: { contains: boolean; wildcard: boolean }): string {
-  let p = text.replace(/[\\%_]/g, (c) => '\\' + c)
-  if (wildcard) p = p.replace(/\*/g, '%')
-  return contains ? `%${p}%` : p
-}
 
 /** SQL column of a property (`updatedAt` and `createdAt` are base columns). */
 export const columnOf = (property: string) => (property === 'updatedAt' ? 'updated_at' : property === 'createdAt' ? 'created_at' : columnName(property))

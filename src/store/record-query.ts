@@ -5,10 +5,11 @@
 import type { Resource } from '../resources/declare.js'
 import type { Database } from './database.js'
 import { ReadStatement, sqlName } from './read-statement.js'
-import { columnOf, conditionsSql, pathRecheckSql, type Condition, type PathTest } from './record-conditions.js'
+import { columnOf, conditionsSql, pathRecheckSql, type Condition } from './record-conditions.js'
+import { type PathTest } from '../kernel/path-test.js'
 import { keepsTerms, termOf, termsTableOf } from './record-terms.js'
 
-export { likePattern, type Condition, type PathTest } from './record-conditions.js'
+export { type Condition } from './record-conditions.js'
 
 /** `updatedAt`, `createdAt` or an indexed column a family allows sorting by. */
 export type SortKey = string

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto'
 import type { Resource } from '../resources/declare.js'
 import type { Db } from './database.js'
 import type { Doc } from './documents.js'
-import type { PathTest } from './record-conditions.js'
+import type { PathTest } from '../kernel/path-test.js'
 import { isStructuredValue, jsonScalar } from './record-conditions.js'
 
 /** Values longer than this get no term (body text); a filter on such a value is not driven. */

@@ -8,7 +8,7 @@ import { sql } from 'kysely'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 import { changePage } from '../../src/operations/list-changes.js'
 import type { ReadContext } from '../../src/operations/read-context.js'
-import type { Caller } from '../../src/auth/credentials.js'
+import type { Caller } from '../../src/kernel/caller.js'
 import type { Database } from '../../src/store/database.js'
 
 const caller = (scopes: string[]): Caller => ({ credentialId: 'rendering', label: 'rendering', source: 'managed', grantedScopes: scopes, scopes: new Set(scopes), boundaries: null })

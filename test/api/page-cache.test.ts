@@ -7,7 +7,7 @@ import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { openDatabase } from '../../src/store/database.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import { defaultRegistry } from '../../src/resources/index.js'
-import { PageCache } from '../../src/api/page-cache.js'
+import { PageCache } from '../../src/operations/page-cache.js'
 
 test('a cached page is dropped by a write through this process or another one', async () => {
   const app = await buildTestApp({ dialect: 'sqlite' })

@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDialects } from '../helpers/test-app.js'
-import { BOOLEAN_SPELLINGS } from '../../src/operations/record-inputs.js'
+import { BOOLEAN_SPELLINGS } from '../../src/kernel/booleans.js'
 import { jobsApp, WORKFLOWS } from './helpers/jobs-app.js'
 
 for (const dialect of await testDialects()) {

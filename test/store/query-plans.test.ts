@@ -16,7 +16,7 @@ import { listRecords, type ListInput } from '../../src/operations/list-records.j
 import { showRecord } from '../../src/operations/show-record.js'
 import { listChanges } from '../../src/operations/list-changes.js'
 import type { ReadContext } from '../../src/operations/read-context.js'
-import type { Caller } from '../../src/auth/credentials.js'
+import type { Caller } from '../../src/kernel/caller.js'
 import type { Database } from '../../src/store/database.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { insertTerms } from '../../src/store/record-terms.js'

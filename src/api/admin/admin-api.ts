@@ -7,7 +7,7 @@
 // and passing it in `routes` where src/app.ts calls `adminApi` (see docs/architecture.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, invalid } from '../../kernel/errors.js'
-import type { Services } from '../../compose/services.js'
+import type { Services } from '../../operations/services.js'
 import { sendError } from '../error-handler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-body.js'
 import { textProblem } from '../../store/validation.js'

@@ -1,7 +1,7 @@
 // The shape of a file of admin routes, and the success envelope they answer with. Kept
 // apart from admin-api.ts so route files do not import the plugin that lists them.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { Services } from '../../compose/services.js'
+import type { Services } from '../../operations/services.js'
 import { envelopeText } from '../machine-api.js'
 import type { RawRouteResult } from '../../kernel/machine-route.js'
 import type { AdminPrincipal } from './admin-auth.js'

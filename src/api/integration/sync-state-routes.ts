@@ -1,7 +1,7 @@
 // POST /sync-state/checkpoint and GET /sync-state/lag, plus their deprecated aliases under
 // /consumers: thin HTTP surfaces over writeCheckpoint and readLag (sync-state-operations.ts).
 import { Type, type TSchema } from '@sinclair/typebox'
-import type { Services } from '../../compose/services.js'
+import type { Services } from '../../operations/services.js'
 import type { MachineRoute, RouteContext } from '../../kernel/machine-route.js'
 import { servedChangeTypes } from '../../operations/list-changes.js'
 import { readLag, writeCheckpoint, type CheckpointInput, type LagInput } from '../../operations/sync-state.js'

@@ -4,6 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import type { MachineRoute } from '../../kernel/machine-route.js'
 import type { Operations } from '../../ops/operations.js'
+import type { Services } from '../../operations/services.js'
 import { checkReadiness } from '../../operations/readiness.js'
 import { metricsSnapshot } from '../../ops/metrics-snapshot.js'
 import { prometheusText, PROMETHEUS_CONTENT_TYPE } from '../../ops/prometheus.js'
@@ -16,7 +17,7 @@ import {
   AdoptionData, DiagnosticsData, HealthData, IncidentItem, IncidentsQuery, LifecycleData, MetricsData, NoQuery, ReadinessData,
 } from '../../ops/ops-schemas.js'
 
-export function opsRoutes(ops: Operations): MachineRoute[] {
+export function opsRoutes(ops: Operations<Services>): MachineRoute[] {
   const { services } = ops
   const base = { method: 'GET', tag: 'operations', querystring: NoQuery } as const
   return [

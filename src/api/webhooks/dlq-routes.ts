@@ -2,7 +2,7 @@
 // delivery's bookkeeping but not its payload: a dead letter's snapshot is content the
 // caller's webhooks:dlq:read scope does not cover (the admin API shows payloads).
 import { Type } from '@sinclair/typebox'
-import type { Services } from '../../compose/services.js'
+import type { Services } from '../../operations/services.js'
 import type { MachineRoute } from '../../kernel/machine-route.js'
 import { queryDigest } from '../../kernel/cursor.js'
 import { invalid } from '../../kernel/errors.js'

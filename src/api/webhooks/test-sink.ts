@@ -3,9 +3,9 @@
 // not register it otherwise, so the path is a 404). It accepts any POST, like a receiver
 // would, verifies the signatures over the raw body and records the capture.
 import type { FastifyInstance } from 'fastify'
-import type { Services } from '../../compose/services.js'
+import type { Services } from '../../operations/services.js'
 import { recordCapture } from '../../webhooks/sink-captures.js'
-import { SINK_PATH } from '../../webhooks/sink-url.js'
+import { SINK_PATH } from '../../kernel/sink-path.js'
 
 export async function registerTestSink(app: FastifyInstance, services: Services): Promise<void> {
   await app.register(async (sink) => {

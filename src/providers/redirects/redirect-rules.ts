@@ -4,7 +4,7 @@
 // as a whole, so a half-valid file is never served.
 import { parse as parseCsv, CsvError } from 'csv-parse/sync'
 import { Type, type Static } from '@sinclair/typebox'
-import { parseBoolean } from '../../kernel/settings.js'
+import { parseBoolean } from '../../kernel/booleans.js'
 
 export const STATUS_CODES = [301, 302, 307, 308] as const
 

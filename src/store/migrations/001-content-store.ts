@@ -5,7 +5,7 @@
 // so old and new databases end up with the same tables.
 import { sql } from 'kysely'
 import type { Db, DialectAdapter } from '../database.js'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 type FrozenType = 'text' | 'bigint' | 'boolean'
 /** [column, type, unique-with]: a third element makes the column unique together with those columns ([] alone). */

@@ -1,6 +1,6 @@
 // Managed credentials: tokens stored only as SHA-256 digests.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const credentials: Migration = {
   name: '002-credentials',

@@ -2,7 +2,7 @@
 // transaction), the probe ledger and its cross-process cooldown, the dev test sink's
 // captures, and worker heartbeats. The signing secret is never stored here.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const webhooks: Migration = {
   name: '003-webhooks',

@@ -1,7 +1,7 @@
 // Sync checkpoints, one per (integrationKey, resourceType). The cursor's change-log position
 // is kept beside the opaque cursor so lag is one indexed count, not a decode per read.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const syncState: Migration = {
   name: '004-sync-state',

@@ -2,7 +2,7 @@
 // time buckets (so sliding windows agree across API processes) and the incidents derived
 // from them, with the times they opened and resolved.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const opsIncidents: Migration = {
   name: '007-ops-incidents',

@@ -2,7 +2,7 @@
 // hash-chained audit log with its head row (the head makes deleting the newest records
 // detectable, which the chain alone cannot show).
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 /** prevHash of the first audit record. */
 export const AUDIT_GENESIS_HASH = '0'.repeat(64)

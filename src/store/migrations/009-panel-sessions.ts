@@ -2,7 +2,7 @@
 // digest of each session id is stored, so a copy of the database opens no session) and
 // the login throttle's failure counters per address and per username.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const panelSessions: Migration = {
   name: '009-panel-sessions',

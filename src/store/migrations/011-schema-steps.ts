@@ -2,7 +2,7 @@
 // family's table in line with its declaration (a table, a column filled from the stored
 // documents, an index, a column dropped on the operator's request), with when it ran.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const schemaSteps: Migration = {
   name: '011-schema-steps',

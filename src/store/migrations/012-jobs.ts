@@ -4,7 +4,7 @@
 // processes: one live (not abandoned) run per (workflow, occurrence), and one open run per
 // workflow. An abandoned run keeps its row for the history and frees its occurrence.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const jobs: Migration = {
   name: '012-jobs',

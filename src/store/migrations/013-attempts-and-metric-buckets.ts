@@ -4,7 +4,7 @@
 // `ops_metric_buckets` (ops part): request, error, latency and delivery-outcome counters per
 // time bucket and credential, added to by every process, so charts show the whole site.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const attemptsAndMetricBuckets: Migration = {
   name: '013-attempts-and-metric-buckets',

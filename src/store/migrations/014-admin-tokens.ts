@@ -1,7 +1,7 @@
 // Managed admin API tokens (`gatehouse admin token create/list/revoke`): stored only as
 // SHA-256 digests, like machine credentials; revoked tokens stay listed.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const adminTokens: Migration = {
   name: '014-admin-tokens',

@@ -3,7 +3,7 @@
 // opened it and keeps the client's name and version from `initialize`; only a digest of the
 // session id is stored.
 import { sql } from 'kysely'
-import type { Migration } from './index.js'
+import type { Migration } from './migration.js'
 
 export const mcpSessions: Migration = {
   name: '015-mcp-sessions',

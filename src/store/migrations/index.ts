@@ -18,11 +18,7 @@ import { jobs } from './012-jobs.js'
 import { attemptsAndMetricBuckets } from './013-attempts-and-metric-buckets.js'
 import { adminTokens } from './014-admin-tokens.js'
 import { mcpSessions } from './015-mcp-sessions.js'
-
-export interface Migration {
-  readonly name: string
-  up(db: Db, adapter: DialectAdapter): Promise<void>
-}
+import type { Migration } from './migration.js'
 
 export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions]
 
