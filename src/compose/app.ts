@@ -1,7 +1,6 @@
 // Builds the Fastify instance from settings. Tests import this; `gatehouse serve` listens.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify'
 import { pino, type Logger } from 'pino'
-import { sql } from 'kysely'
 import type { Settings } from '../kernel/settings.js'
 import { defaultRegistry, type ResourceRegistry } from '../resources/index.js'
 import { openDatabase, type Database } from '../store/database.js'
@@ -41,6 +40,7 @@ import { validatorCompiler } from '../api/validator-compiler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.js'
 import { providerRoutes } from '../api/providers/provider-routes.js'
 import type { ProviderTimings } from '../providers/provider-registry.js'
+import { pingDatabase } from '../store/ping.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -199,7 +199,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))
   app.get('/readyz', async (_req, reply) => {
     try {
-      await withDeadline(sql`SELECT 1`.execute(database.db), READINESS_LIMITS.databaseCheckMs)
+      await withDeadline(pingDatabase(database.db), READINESS_LIMITS.databaseCheckMs)
       const pending = await withDeadline(pendingMigrations(database), READINESS_LIMITS.databaseCheckMs)
       if (pending.length > 0) return reply.code(503).type('application/json').send('{"ok":false}')
       return reply.type('application/json').send('{"ok":true}')

@@ -5,6 +5,7 @@
 import type { Db } from '../store/database.js'
 import { getMeta } from '../store/meta.js'
 import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
+import { pendingChanges, type LagPosition } from '../store/change-lag.js'
 
 export interface Checkpoint {
   readonly integrationKey: string
@@ -112,34 +113,16 @@ export class SyncStateStore {
   }
 
   private async lagOf(row: Row, prunedThrough: number): Promise<CheckpointLag> {
-    const type = row.resource_type
-    let pendingQ = this.db.selectFrom('change_log')
-      .select((eb) => [eb.fn.countAll().as('n'), eb.fn.min('occurred_at').as('first')])
-      .where('resource_type', '=', type)
-    let positionBy: CheckpointLag['positionBy']
-    let positionAt: number | null
-    if (row.cursor_seq !== null) {
-      positionBy = 'cursor'
-      pendingQ = pendingQ.where('seq', '>', Number(row.cursor_seq))
-      const at = await this.db.selectFrom('change_log').select('occurred_at').where('seq', '=', Number(row.cursor_seq)).executeTakeFirst()
-      positionAt = at ? Number(at.occurred_at) : null
-    } else if (row.updated_since !== null) {
-      positionBy = 'updatedSince'
-      pendingQ = pendingQ.where('updated_at', '>', Number(row.updated_since))
-      positionAt = Number(row.updated_since)
-    } else {
-      positionBy = 'checkpointAt'
-      pendingQ = pendingQ.where('occurred_at', '>', Number(row.checkpoint_at))
-      positionAt = Number(row.checkpoint_at)
-    }
-    const pending = await pendingQ.executeTakeFirst()
-    const newest = await this.db.selectFrom('change_log').select((eb) => eb.fn.max('occurred_at').as('at'))
-      .where('resource_type', '=', type).executeTakeFirst()
-    const count = Number(pending?.n ?? 0)
-    const newestAt = newest?.at === null || newest?.at === undefined ? null : Number(newest.at)
+    const position: LagPosition = row.cursor_seq !== null ? { by: 'cursor', seq: Number(row.cursor_seq) }
+      : row.updated_since !== null ? { by: 'updatedSince', at: Number(row.updated_since) }
+      : { by: 'checkpointAt', at: Number(row.checkpoint_at) }
+    const pending = await pendingChanges(this.db, row.resource_type, position)
+    const positionBy: CheckpointLag['positionBy'] = position.by
+    const positionAt = position.by === 'cursor' ? pending.positionAt : position.at
+    const { count, newestAt } = pending
     // A position whose change row is gone (pruned, or the start of the log) is measured from
     // the first change still pending.
-    const from = positionAt ?? (pending?.first === null || pending?.first === undefined ? null : Number(pending.first))
+    const from = positionAt ?? pending.firstAt
     const lagSeconds = count > 0 && newestAt !== null && from !== null ? Math.max(0, (newestAt - from) / 1000) : 0
     return {
       ...toCheckpoint(row),

@@ -13,7 +13,7 @@ import type { MachineRoute } from '../kernel/machine-route.js'
 import type { Services } from '../operations/services.js'
 import { mcpResources } from './mcp-resources.js'
 import type { McpHooks } from './mcp-server.js'
-import { McpSessions, type McpSession } from './mcp-sessions.js'
+import { McpSessions, type McpSession } from '../auth/mcp-sessions.js'
 import { ToolCatalog } from './tool-catalog.js'
 
 export interface McpEndpointOptions {

@@ -9,7 +9,7 @@ import type { Caller } from '../kernel/caller.js'
 import { successSchema, type SchemaSink } from '../contract/route-contract.js'
 import { toJsonSchema, type JsonSchema } from '../contract/json-schema.js'
 import type { Services } from '../operations/services.js'
-import type { McpSession } from './mcp-sessions.js'
+import type { McpSession } from '../auth/mcp-sessions.js'
 
 /** What one tool call runs with: the same services and caller an HTTP request has, and its MCP session. */
 export interface ToolContext {

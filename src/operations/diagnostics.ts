@@ -3,7 +3,6 @@
 // spec's example; `posture` is a snapshot of the settings and credentials that matter for
 // security. Redacted means: no token, token hint, secret, database URL, receiver path or
 // record content; only counts, names, flags and hosts.
-import { sql } from 'kysely'
 import type { Caller } from '../kernel/caller.js'
 import type { Services } from './services.js'
 import { changeLogStats, readChanges } from '../store/change-log.js'
@@ -16,6 +15,7 @@ import { checkReadiness, type ReadinessCheck } from './readiness.js'
 import { lifecycleReport } from '../ops/lifecycle.js'
 import { readWebhookState } from '../webhooks/webhook-state.js'
 import { VERSION } from '../ops/version.js'
+import { pingDatabase } from '../store/ping.js'
 
 export type DiagnosticStatus = 'ok' | 'warn' | 'error'
 
@@ -88,7 +88,7 @@ async function smokeCheck(services: Services) {
       steps.push({ name, status: 'error', ms: Math.round((performance.now() - started) * 100) / 100 })
     }
   }
-  await step('database round trip', async () => { await sql`SELECT 1`.execute(services.database.db) })
+  await step('database round trip', async () => { await pingDatabase(services.database.db) })
   // The first family served stands for all: one keyset page read and parsed.
   const family = services.resources.served[0]
   await step(`list ${family.type} page`, async () => {

@@ -2,7 +2,6 @@
 // no database, unapplied migrations, a table that does not match its declaration), `degraded` when a check warns (it works, but something
 // needs an operator: a growing backlog, dead letters, a missing worker, open incidents,
 // clamped settings, an unavailable provider), otherwise `ready`.
-import { sql } from 'kysely'
 import type { Services } from './services.js'
 import { pendingMigrations } from '../store/migrations/index.js'
 import { schemaPlan } from '../store/schema-reconcile.js'
@@ -10,6 +9,7 @@ import { differencesOf } from '../store/schema-plan.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
 import { pointsAtSink } from '../kernel/sink-path.js'
+import { pingDatabase } from '../store/ping.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 export type Verdict = 'ready' | 'degraded' | 'not_ready'
@@ -59,7 +59,7 @@ export function verdictOf(checks: readonly ReadinessCheck[]): Verdict {
 async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
   try {
     const started = performance.now()
-    await withDeadline(sql`SELECT 1`.execute(services.database.db), READINESS_LIMITS.databaseCheckMs)
+    await withDeadline(pingDatabase(services.database.db), READINESS_LIMITS.databaseCheckMs)
     const ms = Math.round((performance.now() - started) * 100) / 100
     const pending = await withDeadline(pendingMigrations(services.database), READINESS_LIMITS.databaseCheckMs)
     return [

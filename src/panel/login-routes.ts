@@ -9,7 +9,7 @@ import { PANEL_BASE } from './layout.js'
 import { LOGIN_CSRF_COOKIE, readCookie, serializeCookie } from './cookies.js'
 import { CSRF_FIELD, newToken, tokensMatch } from './csrf.js'
 import { formOf, renderPage, safeNext, sessionOf, type PanelContext } from './panel-context.js'
-import type { LoginThrottle } from './login-throttle.js'
+import type { LoginThrottle } from '../auth/login-throttle.js'
 import { FAVICON_SVG, PANEL_CSS } from './styles.js'
 
 const LOGIN_PATH = `${PANEL_BASE}/login`

@@ -6,7 +6,8 @@ import type { ChangeHook } from '../store/content-store.js'
 import type { Db } from '../store/database.js'
 import type { Settings } from '../kernel/settings.js'
 import { eventBody, eventOf, newDeliveryId } from './event-payload.js'
-import { loadInterestHolders, routeEvent } from './targeting.js'
+import { routeEvent } from './targeting.js'
+import { loadInterestHolders } from '../auth/credential-interests.js'
 
 export interface NewDelivery {
   readonly delivery_id: string

@@ -5,7 +5,8 @@
 import type { Database } from '../store/database.js'
 import type { Settings } from '../kernel/settings.js'
 import { verifyDelivery } from './signer.js'
-import { loadInterestHolders, routingModeOf } from './targeting.js'
+import { routingModeOf } from './targeting.js'
+import { credentialLabels, loadInterestHolders } from '../auth/credential-interests.js'
 import { sinkUrl } from './sink-url.js'
 
 const KEEP = 50
@@ -97,14 +98,14 @@ export async function sinkView(database: Database, settings: Settings, limit = 2
   }))
   const latest = captures[0]
   const ids = latest ? [...latest.matchedCredentials] : []
-  const labels = ids.length > 0 ? await db.selectFrom('credentials').select(['id', 'label']).where('id', 'in', ids).execute() : []
+  const labels = await credentialLabels(db, ids)
   return {
     url: sinkUrl(settings),
     capturedCount: Number(stats?.captured ?? 0),
     validCount: Number(stats?.valid ?? 0),
     lastCapturedAt: iso(stats?.last_captured_at),
     routingMode: latest?.routingMode ?? null,
-    matchedCredentials: ids.map((id) => ({ id, label: (labels.find((l) => l.id === id)?.label as string | undefined) ?? null })),
+    matchedCredentials: ids.map((id) => ({ id, label: labels.get(id) ?? null })),
     currentRoutingMode: routingModeOf(await loadInterestHolders(db)),
     captures,
   }

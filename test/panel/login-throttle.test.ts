@@ -4,7 +4,7 @@
 // successful login clears its name's count. Counts live in the database.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { THROTTLE_LIMITS } from '../../src/panel/login-throttle.js'
+import { THROTTLE_LIMITS } from '../../src/auth/login-throttle.js'
 import { ADMIN_PASSWORD, ADMIN_USER, panelApp, setCookie, submitLogin } from './helpers/panel-client.js'
 import { createAdmin } from '../../src/auth/admin-accounts.js'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict'
 import type { FastifyRequest } from 'fastify'
 import { testDatabase, testDialects, testSettings } from '../helpers/test-app.js'
 import { PanelSessions } from '../../src/panel/panel-sessions.js'
-import { LoginThrottle, THROTTLE_LIMITS } from '../../src/panel/login-throttle.js'
+import { LoginThrottle, THROTTLE_LIMITS } from '../../src/auth/login-throttle.js'
 import { createAdmin } from '../../src/auth/admin-accounts.js'
 
 const requestWith = (cookie: string) => ({ headers: { cookie }, method: 'GET' }) as unknown as FastifyRequest
