@@ -7,16 +7,7 @@
 // or end within that second.
 import type { Database, Db } from '../store/database.js'
 import { OPEN_RUN_STATUSES, type WorkflowBoundary } from './workflow.js'
-
-export interface ReadBoundary {
-  /** The workflows whose open runs impose the boundary (named in 403 answers). */
-  readonly workflows: readonly { readonly id: string; readonly name: string }[]
-  readonly sections: readonly string[]
-  readonly entryIds: readonly number[]
-  readonly productIds: readonly number[]
-  /** When the first of those runs' leases ends (epoch ms): the boundary may change then. */
-  readonly until: number
-}
+import type { ReadBoundary } from '../kernel/read-boundary.js'
 
 /** The boundary on `credentialId`'s reads at `now`, or null when no bounded run is open. */
 export async function activeReadBoundary(db: Db, credentialId: string, now: number): Promise<ReadBoundary | null> {
@@ -40,11 +31,6 @@ export async function activeReadBoundary(db: Db, credentialId: string, now: numb
     sections: [...sections], entryIds: [...entryIds], productIds: [...productIds],
     until: Math.min(...rows.map((r) => Number(r.lease_expires_at))),
   }
-}
-
-/** How a 403 names what limits the caller: `workflow "Nightly sync" (wf_…)`. */
-export function boundaryOwner(b: ReadBoundary): string {
-  return b.workflows.map((w) => `workflow "${w.name}" (${w.id})`).join(', ')
 }
 
 const TTL_MS = 1000

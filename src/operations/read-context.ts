@@ -2,8 +2,10 @@
 // their `Services`; the operations know nothing of HTTP.
 import type { Services } from './services.js'
 import type { Caller } from '../kernel/caller.js'
+import type { ReadBoundaries } from '../kernel/read-boundary.js'
 
-export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 'settings' | 'database' | 'jobs'>
+/** `jobs`: only the read boundary the job runtime answers (DESIGN §9). */
+export type ReadContext = Pick<Services, 'resources' | 'reader' | 'cursors' | 'settings' | 'database'> & { readonly jobs: ReadBoundaries }
 
 /**
  * What a read depends on of its caller: the scopes, which decide sensitive fields, statuses and

@@ -3,7 +3,7 @@
 import type { Resource } from '../resources/index.js'
 import type { Caller } from '../kernel/caller.js'
 import { ApiError, notFound } from '../kernel/errors.js'
-import { boundaryOwner } from '../jobs/read-boundary.js'
+import { boundaryOwner } from '../kernel/read-boundary.js'
 import { parseFields } from '../kernel/projection.js'
 import type { ReadContext } from './read-context.js'
 import type { JsonResult } from '../kernel/json-result.js'

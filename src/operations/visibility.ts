@@ -5,7 +5,7 @@
 // read boundary is open, only the records inside that boundary (DESIGN §9).
 import type { Resource, ResourceRegistry } from '../resources/index.js'
 import type { Condition, RecordRow } from '../store/record-query.js'
-import type { ReadBoundary } from '../jobs/read-boundary.js'
+import type { ReadBoundary } from '../kernel/read-boundary.js'
 import { mergeDocText } from '../store/documents.js'
 import { project, type FieldTree } from '../kernel/projection.js'
 import type { ReadCaller } from './read-context.js'

@@ -1,0 +1,23 @@
+// The read boundary (DESIGN §9) as the read operations see it: what a credential may read
+// while a bounded run of its workflow is open. Named here, answered by the job runtime
+// (jobs/read-boundary.ts), so the operations never import jobs/.
+
+export interface ReadBoundary {
+  /** The workflows whose open runs impose the boundary (named in 403 answers). */
+  readonly workflows: readonly { readonly id: string; readonly name: string }[]
+  readonly sections: readonly string[]
+  readonly entryIds: readonly number[]
+  readonly productIds: readonly number[]
+  /** When the first of those runs' leases ends (epoch ms): the boundary may change then. */
+  readonly until: number
+}
+
+/** Answers the boundary on a credential's reads now, or null when none applies. */
+export interface ReadBoundaries {
+  readBoundary(credentialId: string): Promise<ReadBoundary | null>
+}
+
+/** How a 403 names what limits the caller: `workflow "Nightly sync" (wf_…)`. */
+export function boundaryOwner(b: ReadBoundary): string {
+  return b.workflows.map((w) => `workflow "${w.name}" (${w.id})`).join(', ')
+}
