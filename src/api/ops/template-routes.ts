@@ -2,12 +2,12 @@
 // route registry: schemaKey and scope come from the route that serves the step, and a
 // template whose routes are missing or switched off by a flag is listed as unavailable
 // rather than hidden, so a client can tell what to enable.
-import { readFileSync } from 'node:fs'
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../../kernel/errors.js'
 import { routeEnabled, type MachineRoute } from '../../kernel/machine-route.js'
 import type { Settings } from '../../kernel/settings.js'
 import { COMMON_ENV, templateCatalog, type IntegrationTemplate } from '../../ops/templates/catalog.js'
+import { snippet } from '../../ops/templates/pack-files.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
 const ids = templateCatalog.map((t) => t.id)
@@ -46,16 +46,6 @@ export const StarterPackItem = Type.Object({
     content: Type.String(),
   }, { additionalProperties: false })),
 }, { additionalProperties: false })
-
-const snippetText = new Map<string, string>()
-function snippet(file: string): string {
-  let text = snippetText.get(file)
-  if (text === undefined) {
-    text = readFileSync(new URL(`./packs/${file}`, import.meta.url), 'utf8')
-    snippetText.set(file, text)
-  }
-  return text
-}
 
 /** A template with its steps resolved against the registry. */
 export function resolveTemplate(t: IntegrationTemplate, routes: readonly MachineRoute[], settings: Settings) {
