@@ -8,6 +8,7 @@ import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../c
 import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
 import { effectiveScopes, type ScopeCatalog } from './scopes.js'
+import type { BoundaryValues } from '../resources/boundary-axes.js'
 
 export type CredentialStatus = 'active' | 'paused' | 'revoked'
 export type CredentialSource = 'managed' | 'configured' | 'legacy'
@@ -18,11 +19,8 @@ export interface WebhookInterest {
   readonly actions: readonly ('created' | 'updated' | 'deleted')[]
 }
 
-export interface Boundaries {
-  readonly sections?: readonly string[]
-  readonly entryIds?: readonly number[]
-  readonly productIds?: readonly number[]
-}
+/** Axis name → values (`{ sections: ['blog'], productIds: [3] }`): the registry's boundary axes; axes left out name nothing. */
+export type Boundaries = BoundaryValues
 
 export interface CredentialRecord {
   readonly id: string

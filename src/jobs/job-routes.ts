@@ -7,12 +7,13 @@ import { queryDigest } from '../api/cursor.js'
 import { invalid } from '../contract/errors.js'
 import { parseBoolean } from '../settings.js'
 import type { Services } from '../services.js'
-import { RunReportBody, RunSchema, WorkflowSchema, WorkflowShowQuery, WorkflowsQuery } from './job-schemas.js'
+import { RunReportBody, RunSchema, workflowSchemas, WorkflowShowQuery, WorkflowsQuery } from './job-schemas.js'
 import type { RunReport } from './run-report.js'
 import type { WorkflowStatus } from './workflow.js'
 
 export function jobRoutes(services: Services): MachineRoute[] {
   const { jobs, cursors } = services
+  const WorkflowSchema = workflowSchemas(services.resources.boundaryAxes).workflow
   return [
     {
       method: 'GET', path: '/workflows', key: 'workflows.list', tag: 'workflows', scope: 'jobs:read',

@@ -7,13 +7,13 @@
 // or end within that second.
 import type { Database, Db } from '../store/database.js'
 import { OPEN_RUN_STATUSES, type WorkflowBoundary } from './workflow.js'
+import type { BoundaryValues } from '../resources/boundary-axes.js'
 
 export interface ReadBoundary {
   /** The workflows whose open runs impose the boundary (named in 403 answers). */
   readonly workflows: readonly { readonly id: string; readonly name: string }[]
-  readonly sections: readonly string[]
-  readonly entryIds: readonly number[]
-  readonly productIds: readonly number[]
+  /** Axis name → values: every value any of those workflows' boundaries names. */
+  readonly values: BoundaryValues
   /** When the first of those runs' leases ends (epoch ms): the boundary may change then. */
   readonly until: number
 }
@@ -26,18 +26,19 @@ export async function activeReadBoundary(db: Db, credentialId: string, now: numb
     .where('r.status', 'in', [...OPEN_RUN_STATUSES]).where('r.lease_expires_at', '>', now)
     .orderBy('w.name').orderBy('w.id').execute()
   if (rows.length === 0) return null
-  const sections = new Set<string>()
-  const entryIds = new Set<number>()
-  const productIds = new Set<number>()
+  // Over the axes each stored boundary has: one written before an axis existed names nothing on it.
+  const values = new Map<string, Set<string | number>>()
   for (const row of rows) {
     const b = JSON.parse(row.boundary as string) as WorkflowBoundary
-    b.sections.forEach((x) => sections.add(x))
-    b.entryIds.forEach((x) => entryIds.add(x))
-    b.productIds.forEach((x) => productIds.add(x))
+    for (const [axis, list] of Object.entries(b)) {
+      const set = values.get(axis) ?? new Set()
+      list.forEach((x) => set.add(x))
+      values.set(axis, set)
+    }
   }
   return {
     workflows: rows.map((r) => ({ id: r.id as string, name: r.name as string })),
-    sections: [...sections], entryIds: [...entryIds], productIds: [...productIds],
+    values: Object.fromEntries([...values].map(([axis, set]) => [axis, [...set]])),
     until: Math.min(...rows.map((r) => Number(r.lease_expires_at))),
   }
 }

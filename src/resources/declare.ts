@@ -4,6 +4,7 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { FeatureFlag } from '../settings.js'
 import type { FamilyHooks } from './hooks.js'
+import type { BoundaryAxisDeclaration } from './boundary-axes.js'
 import './formats.js'
 
 /** Settings flags a family can be switched on by. */
@@ -96,12 +97,17 @@ export interface ResourceDeclaration {
    */
   readonly owner?: { readonly type: string; readonly column: string }
   /**
-   * How a record lies inside a workflow's read boundary (sections, entry ids, product ids):
-   * the column holding a section handle, an entry id or a product id (`id` for the record's
-   * own). Inside when any named column matches. Owned families follow their owner; every
-   * other family is outside every boundary.
+   * Boundaries can list records of this family: the axis (`productIds`) and what its values
+   * name (`id`, or a unique column such as a section's `handle`). See boundary-axes.ts.
    */
-  readonly readBoundary?: { readonly sections?: string; readonly entryIds?: string; readonly productIds?: string }
+  readonly boundaryAxis?: BoundaryAxisDeclaration
+  /**
+   * How a record lies inside a boundary: axis name → the column holding that axis's value
+   * (`{ sections: 'section', entryIds: 'id' }`; `id` for the record's own). Inside when any
+   * named column matches. Owned families follow their owner; every other family is outside
+   * every boundary.
+   */
+  readonly readBoundary?: Readonly<Record<string, string>>
   /** Behaviour only this family has (derived values, cascades), run by the write service. */
   readonly hooks?: FamilyHooks
   readonly columns: Readonly<Record<string, ColumnDeclaration>>
@@ -172,6 +178,10 @@ export function declareResource(d: ResourceDeclaration): Resource {
   if (d.owner && !(d.owner.column in d.columns)) throw new Error(`${d.type}: owner column ${d.owner.column} is not an indexed column`)
   for (const column of Object.values(d.readBoundary ?? {})) {
     if (column !== 'id' && !(column in d.columns)) throw new Error(`${d.type}: read boundary column ${column} is not an indexed column`)
+  }
+  const axisKey = d.boundaryAxis?.key
+  if (axisKey !== undefined && axisKey !== 'id' && !(d.columns[axisKey]?.type === 'text' && d.columns[axisKey]?.unique)) {
+    throw new Error(`${d.type}: boundary axis key ${axisKey} is neither id nor a unique text column`)
   }
   const writable = Object.fromEntries(Object.entries(all).filter(([k]) => !computed.has(k)))
   const required = new Set(d.required ?? [])
