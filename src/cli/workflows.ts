@@ -9,6 +9,15 @@ import { CliError } from './cli-error.js'
 import { commaList, wholeNumber } from './arguments.js'
 import { cliOperator } from './operator.js'
 import { printJson, printTable } from './output.js'
+import { defaultRegistry } from '../resources/index.js'
+import { describeBoundary, type BoundaryAxis } from '../resources/boundary-axes.js'
+
+// The CLI serves every declared family, so its boundary flags are the default registry's
+// axes: `--boundary-<family>` (`--boundary-sections`, `--boundary-products`).
+const AXES = defaultRegistry.boundaryAxes
+const flagOf = (a: BoundaryAxis) => `--boundary-${a.type}`
+/** Commander's property for a flag: `--boundary-global-sets` → `boundaryGlobalSets`. */
+const optionKey = (a: BoundaryAxis) => flagOf(a).slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase())
 
 interface CreateOptions {
   readonly name: string
@@ -16,20 +25,19 @@ interface CreateOptions {
   readonly credential: string
   readonly cron: string
   readonly timezone: string
-  readonly boundarySections?: string[]
-  readonly boundaryEntries?: string[]
-  readonly boundaryProducts?: string[]
   readonly config?: string
   readonly paused?: boolean
   readonly json?: boolean
+  /** One list per boundary axis flag (`boundarySections`). */
+  readonly [boundaryFlag: string]: string[] | string | boolean | undefined
 }
 
 /** The flag a body property came from. */
 const FLAGS: readonly [RegExp, string][] = [
   [/^name$/, '--name'], [/^templateKey$/, '--template'], [/^credentialId$/, '--credential'],
   [/^schedule\.cron$/, '--cron'], [/^schedule\.timezone$/, '--timezone'], [/^schedule$/, '--cron'],
-  [/^boundary\.sections/, '--boundary-sections'], [/^boundary\.entryIds/, '--boundary-entries'], [/^boundary\.productIds/, '--boundary-products'],
-  [/^boundary$/, '--boundary-sections'], [/^config/, '--config'], [/^status$/, '--paused'],
+  ...AXES.map((a): [RegExp, string] => [new RegExp(`^boundary\\.${a.name}(\\.|$)`), flagOf(a)]),
+  ...(AXES.length > 0 ? [[/^boundary$/, flagOf(AXES[0])] as [RegExp, string]] : []), [/^config/, '--config'], [/^status$/, '--paused'],
 ]
 
 /** Runs an operation; an invalid input is reported by the flags it came from. */
@@ -67,7 +75,7 @@ function printWorkflow(w: WorkflowView): void {
   const rows: [string, string][] = [
     ['id', w.id], ['name', w.name], ['template', w.templateKey], ['credential', w.credentialId], ['schedule', schedule(w)],
     ['status', w.status], ['next due', w.nextDueAt ?? '-'], ['due', dueText(w)], ['latest run', latest(w.latestRun)],
-    ['boundary', b ? [b.sections.length ? `sections ${b.sections.join(', ')}` : '', b.entryIds.length ? `entries ${b.entryIds.join(', ')}` : '', b.productIds.length ? `products ${b.productIds.join(', ')}` : ''].filter(Boolean).join('; ') : 'none'],
+    ['boundary', b ? describeBoundary(AXES, b) : 'none'],
     ['config', JSON.stringify(w.config)], ['created', w.createdAt],
   ]
   for (const [k, v] of rows) process.stdout.write(`${(k + ':').padEnd(12)}${v}\n`)
@@ -94,26 +102,24 @@ export function registerWorkflows(program: Command): void {
         all.map((w) => [w.id, w.name, w.templateKey, w.credentialId, schedule(w), w.status, w.nextDueAt ?? '-', dueText(w), latest(w.latestRun)]))
     }))
 
-  workflows.command('create')
+  const create = workflows.command('create')
     .description('define a workflow that runs as a credential on a cron schedule in a time zone')
     .requiredOption('--name <name>', 'what the workflow is called')
     .requiredOption('--template <key>', 'what its workers do, e.g. scheduled-catalog-sync')
     .requiredOption('--credential <id>', 'the credential it runs as')
     .requiredOption('--cron <expression>', 'five-field cron expression, e.g. "30 2 * * *"')
     .requiredOption('--timezone <zone>', 'IANA time zone the expression is read in, e.g. Europe/Berlin')
-    .option('--boundary-sections <list>', 'read boundary: comma-separated section handles', commaList)
-    .option('--boundary-entries <list>', 'read boundary: comma-separated entry ids', commaList)
-    .option('--boundary-products <list>', 'read boundary: comma-separated product ids', commaList)
+  for (const a of AXES) create.option(`${flagOf(a)} <list>`, `read boundary: comma-separated ${a.noun} ${a.values === 'id' ? 'ids' : `${a.key}s`}`, commaList)
+  create
     .option('--config <json>', 'configuration for the workers, a JSON object')
     .option('--paused', 'create it paused')
     .option('--json', 'print the workflow as JSON')
     .action((opts: CreateOptions) => withServices(async ({ services }) => {
-      const hasBoundary = opts.boundarySections !== undefined || opts.boundaryEntries !== undefined || opts.boundaryProducts !== undefined
-      const boundary = hasBoundary ? {
-        ...(opts.boundarySections ? { sections: opts.boundarySections } : {}),
-        ...(opts.boundaryEntries ? { entryIds: ids('--boundary-entries', opts.boundaryEntries) } : {}),
-        ...(opts.boundaryProducts ? { productIds: ids('--boundary-products', opts.boundaryProducts) } : {}),
-      } : undefined
+      const given = AXES.filter((a) => opts[optionKey(a)] !== undefined)
+      const boundary = given.length > 0 ? Object.fromEntries(given.map((a) => {
+        const values = opts[optionKey(a)] as string[]
+        return [a.name, a.values === 'id' ? ids(flagOf(a), values) as number[] : values]
+      })) : undefined
       const config = configOf(opts.config)
       const w = await byFlags(() => services.jobs.create({
         name: opts.name, templateKey: opts.template, credentialId: opts.credential, schedule: { cron: opts.cron, timezone: opts.timezone },

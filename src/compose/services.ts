@@ -52,6 +52,7 @@ export async function createServices(settings: Settings, database: Database, log
     approvalRequester: control.approvalRequester,
     credentialExists: (id) => credentials.exists(id),
     logger,
+    boundaryAxes: resources.boundaryAxes,
   })
   return {
     settings,

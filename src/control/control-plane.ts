@@ -47,7 +47,7 @@ export class ControlPlane {
     this.approvals = new ApprovalStore(database)
     this.executions = new ExecutionStore(database)
     this.expiry = new ApprovalExpiry(this.approvals, logger)
-    this.policyChanges = new PolicyGovernance(database, this.policies, this.approvals, this.expiry)
+    this.policyChanges = new PolicyGovernance(database, this.policies, this.approvals, this.expiry, store.resources)
   }
 
   /** Appends one audit record in a transaction of its own. */
@@ -78,7 +78,7 @@ export class ControlPlane {
     if (errors.length > 0 || !resolved) throw invalidMany(errors)
     const actor = credentialActor(caller)
     const effective = resolvePolicy(await this.policies.list(), body.actionType, action.defaultRiskLevel)
-    const boundary = checkBoundaries(caller.boundaries, resolved.target)
+    const boundary = checkBoundaries(this.store.resources, caller.boundaries, resolved.target)
     const refusal = !boundary.allowed ? boundary.problem : !effective.policy.enabled ? `policy ${effective.policy.handle} is disabled and blocks ${body.actionType}` : null
     if (refusal !== null) {
       await this.audit({

@@ -100,7 +100,7 @@ export async function evaluateAction(
   const { policy } = effective
   const limits = resolved ? action.limits(payload, resolved.current, policy.limits) : []
   const boundary = resolved
-    ? checkBoundaries(caller.boundaries, resolved.target)
+    ? checkBoundaries(deps.store.resources, caller.boundaries, resolved.target)
     : { bounded: caller.boundaries !== null, allowed: caller.boundaries === null, problem: caller.boundaries !== null ? 'the target could not be resolved' : null }
 
   const reasons: string[] = []

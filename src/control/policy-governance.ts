@@ -18,6 +18,7 @@ import { appendAudit, type AuditInput } from './audit-log.js'
 import { credentialActor, type Actor } from './actor.js'
 import { actionByType } from './actions/action-registry.js'
 import { actionsOutsideBoundaries } from './boundaries.js'
+import type { ResourceRegistry } from '../resources/index.js'
 import { payloadDigest } from './canonical-json.js'
 import { PolicyFields, type PolicyUpsertBody } from './control-schemas.js'
 import { resolvePolicy, type Policy } from './policy.js'
@@ -60,6 +61,8 @@ export class PolicyGovernance {
     private readonly policies: PolicyStore,
     private readonly approvals: ApprovalStore,
     private readonly expiry: ApprovalExpiry,
+    /** The families, whose declared read boundaries say which actions a boundary can contain. */
+    private readonly resources: ResourceRegistry,
   ) {}
 
   /** An operator's change: written directly, audited with what it relaxes. */
@@ -169,8 +172,8 @@ export class PolicyGovernance {
   private async checkBoundaries(caller: Caller, spec: PolicySpec, current: readonly Policy[], category: 'policy' | 'approval', requestId: string | null): Promise<void> {
     const existing = current.find((p) => p.handle === spec.handle)
     const outside = [...new Set([
-      ...actionsOutsideBoundaries(caller.boundaries, spec.actionPattern),
-      ...(existing ? actionsOutsideBoundaries(caller.boundaries, existing.actionPattern) : []),
+      ...actionsOutsideBoundaries(this.resources, caller.boundaries, spec.actionPattern),
+      ...(existing ? actionsOutsideBoundaries(this.resources, caller.boundaries, existing.actionPattern) : []),
     ])]
     if (outside.length === 0) return
     const problem = `policy ${spec.handle} would govern ${outside.join(', ')}, outside the credential's boundaries`

@@ -3,6 +3,7 @@
 // events reach the control plane's audit log inside the transaction of what they record (a
 // callback, so this part does not depend on the control plane).
 import type { Database, Db } from '../store/database.js'
+import type { BoundaryAxis } from '../resources/boundary-axes.js'
 
 export interface JobActor {
   /** `credential`: a machine client; `admin`: the admin token or a panel admin; `cli`: an operator; `system`: timers. */
@@ -33,6 +34,8 @@ export interface JobContext {
   /** How long a workflow may stay due without a run before it counts as overdue. */
   readonly overdueGraceMs: number
   readonly audit: JobAuditHook
+  /** The registry's boundary axes: what a workflow's boundary may list. */
+  readonly boundaryAxes: readonly BoundaryAxis[]
   now(): number
   /** Called after any change to runs or workflows (drops cached read boundaries). */
   changed(): void

@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import { notFound } from '../kernel/errors.js'
 import type { Database } from '../store/database.js'
 import type { JobActor, JobAuditHook, JobContext } from './job-context.js'
+import { fullBoundary, type BoundaryAxis } from '../resources/boundary-axes.js'
 import { SweepTimer } from '../store/sweep-timer.js'
 import { ReadBoundaryCache } from './read-boundary.js'
 import { type ReadBoundary } from '../kernel/read-boundary.js'
@@ -23,6 +24,8 @@ export interface JobRuntimeOptions {
   readonly approvalRequester: ApprovalRequester
   readonly credentialExists: CredentialCheck
   readonly logger: Logger
+  /** The registry's boundary axes. */
+  readonly boundaryAxes: readonly BoundaryAxis[]
 }
 
 export type WorkflowListQuery = Omit<WorkflowQuery, 'now'>
@@ -37,7 +40,7 @@ export class JobRuntime {
   constructor(readonly database: Database, private readonly options: JobRuntimeOptions) {
     this.boundaries = new ReadBoundaryCache(database, () => this.now())
     this.ctx = {
-      database, leaseMs: options.leaseMs, overdueGraceMs: options.overdueGraceMs, audit: options.audit,
+      database, leaseMs: options.leaseMs, overdueGraceMs: options.overdueGraceMs, audit: options.audit, boundaryAxes: options.boundaryAxes,
       now: () => this.now(), changed: () => this.boundaries.clear(),
     }
     this.timer = new SweepTimer(() => abandonExpired(this.ctx), options.logger, 'lease sweep', 5_000)
@@ -129,7 +132,7 @@ export class JobRuntime {
   /** The read boundary as a page-cache key part ('' without one): bounded answers are cached apart. */
   readonly cacheVariant = async (caller: { readonly credentialId: string }): Promise<string> => {
     const b = await this.readBoundary(caller.credentialId)
-    return b === null ? '' : JSON.stringify([b.sections, b.entryIds, b.productIds])
+    return b === null ? '' : JSON.stringify(Object.entries(b.values).sort(([x], [y]) => x.localeCompare(y)))
   }
 
   /** Abandons runs whose lease ran out; the timer calls it, tests too. */
@@ -153,7 +156,9 @@ export class JobRuntime {
   private async views(rows: readonly WorkflowRecord[]): Promise<WorkflowView[]> {
     const latest = await latestRuns(this.database.db, rows.map((w) => w.id))
     const now = this.now()
-    return rows.map((w) => ({ ...workflowDefinition(w), ...workflowState(w, latest.get(w.id) ?? null, now, this.options.overdueGraceMs) }))
+    // Every axis of the registry is answered, also for a boundary stored before an axis existed.
+    const full = (w: WorkflowRecord) => (w.boundary === null ? w : { ...w, boundary: fullBoundary(this.options.boundaryAxes, w.boundary) })
+    return rows.map((w) => ({ ...workflowDefinition(full(w)), ...workflowState(w, latest.get(w.id) ?? null, now, this.options.overdueGraceMs) }))
   }
 }
 

@@ -2,7 +2,8 @@
 // answers are checked against the OpenAPI document built from these) and the admin API's
 // workflow definitions. Enumerations are `enum` strings so a bad value's 400 lists the
 // allowed ones.
-import { Type, type TSchema } from '@sinclair/typebox'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
+import { boundaryAnswerSchema, boundaryInputSchema, type BoundaryAxis } from '../resources/boundary-axes.js'
 import { BOOLEAN_SPELLINGS } from '../kernel/booleans.js'
 import { RUN_REPORT_STATUSES, RUN_STATUSES, WORKFLOW_STATUSES } from './workflow.js'
 
@@ -20,52 +21,17 @@ export const ScheduleSchema = Type.Object({
   timezone: Type.String({ minLength: 1, maxLength: 100, description: 'IANA time zone the expression is read in, e.g. Europe/Berlin or UTC' }),
 }, { additionalProperties: false })
 
-const Section = Type.String({ minLength: 1, maxLength: 255 })
-const RecordId = Type.Integer({ minimum: 1 })
-
-export const BoundaryInput = Type.Object({
-  sections: Type.Optional(Type.Array(Section, { maxItems: 500 })),
-  entryIds: Type.Optional(Type.Array(RecordId, { maxItems: 5000 })),
-  productIds: Type.Optional(Type.Array(RecordId, { maxItems: 5000 })),
-}, { additionalProperties: false })
-
-export const BoundarySchema = Type.Object({
-  sections: Type.Array(Type.String()),
-  entryIds: Type.Array(Type.Integer()),
-  productIds: Type.Array(Type.Integer()),
-}, { additionalProperties: false, description: 'While a run of this workflow is open, its credential reads only these records' })
-
 const Config = Type.Object({}, { additionalProperties: true, description: 'Free configuration handed to the workers' })
 
-const definition = {
+const common = {
   name: Type.String({ minLength: 1, maxLength: 200 }),
   templateKey: TemplateKey,
   credentialId: Type.String({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9._:-]+$', description: 'The credential the workflow runs as' }),
   schedule: ScheduleSchema,
-  boundary: Nullable(BoundaryInput),
   config: Config,
   // A union of literals, not `enum`: the runtime checks bodies with TypeBox, which ignores `enum`.
   status: Type.Union(WORKFLOW_STATUSES.map((v) => Type.Literal(v)), { description: `Status: ${WORKFLOW_STATUSES.join(', ')}` }),
 }
-
-export const CreateWorkflowBody = Type.Object({
-  name: definition.name,
-  templateKey: definition.templateKey,
-  credentialId: definition.credentialId,
-  schedule: definition.schedule,
-  boundary: Type.Optional(definition.boundary),
-  config: Type.Optional(definition.config),
-  status: Type.Optional(definition.status),
-}, { additionalProperties: false })
-
-export const UpdateWorkflowBody = Type.Object({
-  name: Type.Optional(definition.name),
-  templateKey: Type.Optional(definition.templateKey),
-  credentialId: Type.Optional(definition.credentialId),
-  schedule: Type.Optional(definition.schedule),
-  boundary: Type.Optional(definition.boundary),
-  config: Type.Optional(definition.config),
-}, { additionalProperties: false, minProperties: 1 })
 
 const OutcomeRefSchema = Type.Object({
   type: Type.String({ minLength: 1, maxLength: 100, description: 'What kind of record the run produced or touched (product, execution, …)' }),
@@ -88,13 +54,17 @@ export const RunSchema = Type.Object({
   leaseExpiresAt: Nullable(DateTime({ description: 'Until when the run holds its occurrence; null once reported ended' })),
 }, { additionalProperties: false })
 
-export const WorkflowSchema = Type.Object({
+/** A workflow's answer properties before its boundary. */
+const workflowProperties = {
   id: Type.String(),
   name: Type.String(),
   templateKey: Type.String(),
   credentialId: Type.String(),
   schedule: ScheduleSchema,
-  boundary: Nullable(BoundarySchema),
+}
+
+/** A workflow's answer properties after its boundary. */
+const workflowRest = {
   config: Config,
   status: OneOf(WORKFLOW_STATUSES, 'Status'),
   createdAt: DateTime(),
@@ -103,7 +73,45 @@ export const WorkflowSchema = Type.Object({
   isDue: Type.Boolean({ description: 'Active, its time has come and no run holds a live lease: a started report would claim it now' }),
   overdue: Type.Boolean({ description: 'Due for longer than PLUGIN_GATEHOUSE_JOBS_OVERDUE_GRACE_SECONDS' }),
   latestRun: Nullable(RunSchema),
-}, { additionalProperties: false })
+}
+
+/** The schemas that hold a boundary, for the registry's axes (one set per axes list). */
+export interface WorkflowSchemas {
+  readonly create: TObject
+  readonly update: TObject
+  /** A workflow as answered. */
+  readonly workflow: TObject
+}
+
+const built = new WeakMap<readonly BoundaryAxis[], WorkflowSchemas>()
+
+export function workflowSchemas(axes: readonly BoundaryAxis[]): WorkflowSchemas {
+  const known = built.get(axes)
+  if (known) return known
+  const definition = { ...common, boundary: Nullable(boundaryInputSchema(axes, { limits: true })) }
+  const schemas = {
+    create: Type.Object({
+      name: definition.name,
+      templateKey: definition.templateKey,
+      credentialId: definition.credentialId,
+      schedule: definition.schedule,
+      boundary: Type.Optional(definition.boundary),
+      config: Type.Optional(definition.config),
+      status: Type.Optional(definition.status),
+    }, { additionalProperties: false }),
+    update: Type.Object({
+      name: Type.Optional(definition.name),
+      templateKey: Type.Optional(definition.templateKey),
+      credentialId: Type.Optional(definition.credentialId),
+      schedule: Type.Optional(definition.schedule),
+      boundary: Type.Optional(definition.boundary),
+      config: Type.Optional(definition.config),
+    }, { additionalProperties: false, minProperties: 1 }),
+    workflow: Type.Object({ ...workflowProperties, boundary: Nullable(boundaryAnswerSchema(axes, 'While a run of this workflow is open, its credential reads only these records')), ...workflowRest }, { additionalProperties: false }),
+  }
+  built.set(axes, schemas)
+  return schemas
+}
 
 export const WorkflowsQuery = Type.Object({
   dueOnly: Type.Optional(Type.String({ enum: [...BOOLEAN_SPELLINGS], description: `Only workflows due now: ${BOOLEAN_SPELLINGS.join(', ')}` })),

@@ -7,7 +7,9 @@
 // or end within that second.
 import type { Database, Db } from '../store/database.js'
 import { OPEN_RUN_STATUSES, type WorkflowBoundary } from './workflow.js'
+import type { BoundaryValues } from '../kernel/caller.js'
 import type { ReadBoundary } from '../kernel/read-boundary.js'
+
 
 /** The boundary on `credentialId`'s reads at `now`, or null when no bounded run is open. */
 export async function activeReadBoundary(db: Db, credentialId: string, now: number): Promise<ReadBoundary | null> {
@@ -17,18 +19,19 @@ export async function activeReadBoundary(db: Db, credentialId: string, now: numb
     .where('r.status', 'in', [...OPEN_RUN_STATUSES]).where('r.lease_expires_at', '>', now)
     .orderBy('w.name').orderBy('w.id').execute()
   if (rows.length === 0) return null
-  const sections = new Set<string>()
-  const entryIds = new Set<number>()
-  const productIds = new Set<number>()
+  // Over the axes each stored boundary has: one written before an axis existed names nothing on it.
+  const values = new Map<string, Set<string | number>>()
   for (const row of rows) {
     const b = JSON.parse(row.boundary as string) as WorkflowBoundary
-    b.sections.forEach((x) => sections.add(x))
-    b.entryIds.forEach((x) => entryIds.add(x))
-    b.productIds.forEach((x) => productIds.add(x))
+    for (const [axis, list] of Object.entries(b)) {
+      const set = values.get(axis) ?? new Set()
+      list.forEach((x) => set.add(x))
+      values.set(axis, set)
+    }
   }
   return {
     workflows: rows.map((r) => ({ id: r.id as string, name: r.name as string })),
-    sections: [...sections], entryIds: [...entryIds], productIds: [...productIds],
+    values: Object.fromEntries([...values].map(([axis, set]) => [axis, [...set]])),
     until: Math.min(...rows.map((r) => Number(r.lease_expires_at))),
   }
 }

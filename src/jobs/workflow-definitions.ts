@@ -2,29 +2,26 @@
 // update, pause, resume, delete. Input is checked against the admin API's body schemas here,
 // so every surface accepts exactly the same thing, then the schedule (cron and zone), the
 // credential and the boundary. Each change is audited in its own transaction.
+import type { TObject } from '@sinclair/typebox'
 import { invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { generateId } from '../auth/tokens.js'
 import { schemaProblems } from '../store/validation.js'
 import type { Db } from '../store/database.js'
 import type { JobActor, JobContext } from './job-context.js'
-import { CreateWorkflowBody, UpdateWorkflowBody } from './job-schemas.js'
+import { workflowSchemas } from './job-schemas.js'
+import { axesInWords, boundarySize, fullBoundary, type BoundaryAxis } from '../resources/boundary-axes.js'
+import type { BoundaryValues } from '../kernel/caller.js'
 import { lockWorkflow } from './run-lease.js'
 import { workflowById } from './workflow-queries.js'
 import { occurrencesOf, scheduleProblems, type Schedule } from './schedule.js'
 import { workflowDefinition, type WorkflowBoundary, type WorkflowRecord, type WorkflowStatus } from './workflow.js'
-
-export interface BoundaryInput {
-  readonly sections?: readonly string[]
-  readonly entryIds?: readonly number[]
-  readonly productIds?: readonly number[]
-}
 
 export interface WorkflowInput {
   readonly name: string
   readonly templateKey: string
   readonly credentialId: string
   readonly schedule: Schedule
-  readonly boundary?: BoundaryInput | null
+  readonly boundary?: BoundaryValues | null
   readonly config?: Record<string, unknown>
   readonly status?: WorkflowStatus
 }
@@ -34,25 +31,25 @@ export type WorkflowPatch = Partial<Omit<WorkflowInput, 'status'>>
 /** Whether a credential id names a credential (managed or configured). */
 export type CredentialCheck = (id: string) => Promise<boolean>
 
-function boundaryOf(b: BoundaryInput | null | undefined): WorkflowBoundary | null {
-  if (!b) return null
-  return { sections: [...new Set(b.sections ?? [])], entryIds: [...new Set(b.entryIds ?? [])], productIds: [...new Set(b.productIds ?? [])] }
+/** Stored with every axis (empty ones too), as the answers show it. */
+function boundaryOf(axes: readonly BoundaryAxis[], b: BoundaryValues | null | undefined): WorkflowBoundary | null {
+  return b ? fullBoundary(axes, b) : null
 }
 
-async function check(input: Partial<WorkflowInput>, credentialExists: CredentialCheck): Promise<void> {
+async function check(input: Partial<WorkflowInput>, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<void> {
   const problems: ErrorDetail[] = []
   if (input.schedule) problems.push(...scheduleProblems(input.schedule))
   if (input.credentialId !== undefined && !(await credentialExists(input.credentialId))) {
     problems.push({ param: 'credentialId', problem: `no credential with id ${input.credentialId}` })
   }
   const b = input.boundary
-  if (b && (b.sections ?? []).length + (b.entryIds ?? []).length + (b.productIds ?? []).length === 0) {
-    problems.push({ param: 'boundary', problem: 'name at least one section, entry id or product id, or leave the boundary out (null)' })
+  if (b && boundarySize(b) === 0) {
+    problems.push({ param: 'boundary', problem: `name at least one ${axesInWords(axes)}, or leave the boundary out (null)` })
   }
   if (problems.length > 0) throw invalidMany(problems)
 }
 
-function validated<T>(schema: typeof CreateWorkflowBody | typeof UpdateWorkflowBody, input: unknown): T {
+function validated<T>(schema: TObject, input: unknown): T {
   const problems = schemaProblems(schema, input)
   if (problems.length > 0) throw invalidMany(problems)
   return input as T
@@ -61,11 +58,11 @@ function validated<T>(schema: typeof CreateWorkflowBody | typeof UpdateWorkflowB
 const firstAtOrAfter = (schedule: Schedule, t: number) => occurrencesOf(schedule).after(t - 1)
 
 export async function createWorkflow(ctx: JobContext, raw: unknown, actor: JobActor, credentialExists: CredentialCheck): Promise<WorkflowRecord> {
-  const input = validated<WorkflowInput>(CreateWorkflowBody, raw)
-  await check(input, credentialExists)
+  const input = validated<WorkflowInput>(workflowSchemas(ctx.boundaryAxes).create, raw)
+  await check(input, credentialExists, ctx.boundaryAxes)
   const now = ctx.now()
   const id = generateId('wf')
-  const boundary = boundaryOf(input.boundary)
+  const boundary = boundaryOf(ctx.boundaryAxes, input.boundary)
   await ctx.database.db.transaction().execute(async (tx) => {
     await tx.insertInto('workflows').values({
       id, name: input.name, template_key: input.templateKey, credential_id: input.credentialId, cron: input.schedule.cron.trim(),
@@ -80,8 +77,8 @@ export async function createWorkflow(ctx: JobContext, raw: unknown, actor: JobAc
 }
 
 export async function updateWorkflow(ctx: JobContext, id: string, raw: unknown, actor: JobActor, credentialExists: CredentialCheck): Promise<WorkflowRecord> {
-  const patch = validated<WorkflowPatch>(UpdateWorkflowBody, raw)
-  await check(patch, credentialExists)
+  const patch = validated<WorkflowPatch>(workflowSchemas(ctx.boundaryAxes).update, raw)
+  await check(patch, credentialExists, ctx.boundaryAxes)
   return change(ctx, id, actor, 'workflow.update', (w, now) => {
     const set: Record<string, unknown> = { updated_at: now }
     if (patch.name !== undefined) set.name = patch.name
@@ -89,7 +86,7 @@ export async function updateWorkflow(ctx: JobContext, id: string, raw: unknown, 
     if (patch.credentialId !== undefined) set.credential_id = patch.credentialId
     if (patch.config !== undefined) set.config = JSON.stringify(patch.config)
     if (patch.boundary !== undefined) {
-      const b = boundaryOf(patch.boundary)
+      const b = boundaryOf(ctx.boundaryAxes, patch.boundary)
       set.boundary = b ? JSON.stringify(b) : null
     }
     const s = patch.schedule

@@ -2,6 +2,7 @@
 // API, CLI and panel show them. Rows hold integer milliseconds and JSON text; views hold
 // ISO strings and objects.
 import type { Schedule } from './schedule.js'
+import type { BoundaryValues } from '../kernel/caller.js'
 
 export const WORKFLOW_STATUSES = ['active', 'paused'] as const
 export type WorkflowStatus = typeof WORKFLOW_STATUSES[number]
@@ -20,11 +21,8 @@ export const TERMINAL_RUN_STATUSES = ['succeeded', 'failed', 'blocked', 'abandon
 
 export const isOpen = (status: RunStatus): boolean => (OPEN_RUN_STATUSES as readonly string[]).includes(status)
 
-export interface WorkflowBoundary {
-  readonly sections: readonly string[]
-  readonly entryIds: readonly number[]
-  readonly productIds: readonly number[]
-}
+/** Axis name → values, every axis of the registry when written (`{ sections: [], entryIds: [12], productIds: [] }`). */
+export type WorkflowBoundary = BoundaryValues
 
 export interface OutcomeRef {
   readonly type: string

@@ -3,11 +3,11 @@
 
 export type CredentialSource = 'managed' | 'configured' | 'legacy'
 
-export interface Boundaries {
-  readonly sections?: readonly string[]
-  readonly entryIds?: readonly number[]
-  readonly productIds?: readonly number[]
-}
+/** A boundary as stored and sent: axis name → values (ids or text). Axes not given hold nothing. */
+export type BoundaryValues = Readonly<Record<string, readonly (string | number)[]>>
+
+/** A credential's boundaries (`{ sections: ['blog'], productIds: [3] }`): the registry's axes (resources/boundary-axes.ts). */
+export type Boundaries = BoundaryValues
 
 export interface Caller {
   readonly credentialId: string

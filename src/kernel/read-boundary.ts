@@ -1,13 +1,13 @@
 // The read boundary (DESIGN §9) as the read operations see it: what a credential may read
 // while a bounded run of its workflow is open. Named here, answered by the job runtime
 // (jobs/read-boundary.ts), so the operations never import jobs/.
+import type { BoundaryValues } from './caller.js'
 
 export interface ReadBoundary {
   /** The workflows whose open runs impose the boundary (named in 403 answers). */
   readonly workflows: readonly { readonly id: string; readonly name: string }[]
-  readonly sections: readonly string[]
-  readonly entryIds: readonly number[]
-  readonly productIds: readonly number[]
+  /** Axis name → values: every value any of those workflows' boundaries names. */
+  readonly values: BoundaryValues
   /** When the first of those runs' leases ends (epoch ms): the boundary may change then. */
   readonly until: number
 }

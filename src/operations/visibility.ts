@@ -41,16 +41,13 @@ export function ownerConditions(resources: ResourceRegistry, r: Resource, caller
 
 /**
  * The records of `r` inside a read boundary, as conditions: the family's declared
- * `readBoundary` columns (a section handle, an entry id, a product id), an owned family's
- * owner inside it, and nothing of any other family.
+ * `readBoundary` columns (axis → column: a section handle, an entry id, a product id), an
+ * owned family's owner inside it, and nothing of any other family.
  */
 export function boundaryConditions(resources: ResourceRegistry, r: Resource, b: ReadBoundary): Condition[] {
   const columns = r.readBoundary
   if (columns) {
-    const any: Condition[] = []
-    if (columns.sections) any.push({ kind: 'in', column: columns.sections, values: b.sections })
-    if (columns.entryIds) any.push({ kind: 'in', column: columns.entryIds, values: b.entryIds })
-    if (columns.productIds) any.push({ kind: 'in', column: columns.productIds, values: b.productIds })
+    const any: Condition[] = Object.entries(columns).map(([axis, column]) => ({ kind: 'in', column, values: b.values[axis] ?? [] }))
     return [{ kind: 'anyOf', conditions: any }]
   }
   const owner = r.owner ? resources.byType(r.owner.type) : undefined
@@ -60,8 +57,8 @@ export function boundaryConditions(resources: ResourceRegistry, r: Resource, b: 
 
 /** Ids a boundary names for `r` itself (its `id` column), so the change feed keeps their deletes. */
 export function boundaryIds(r: Resource, b: ReadBoundary): number[] {
-  const columns = r.readBoundary ?? {}
-  return [...(columns.entryIds === 'id' ? b.entryIds : []), ...(columns.productIds === 'id' ? b.productIds : [])]
+  // A registry check makes every axis read on `id` an id axis.
+  return Object.entries(r.readBoundary ?? {}).flatMap(([axis, column]) => (column === 'id' ? (b.values[axis] ?? []) as number[] : []))
 }
 
 export function renderRow(row: RecordRow, fields: FieldTree | undefined): string {

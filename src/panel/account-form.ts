@@ -1,13 +1,15 @@
 // The Accounts create form, read into the same body the admin API's POST /credentials
-// takes and checked against the same schema (CreateCredentialBody), so the panel accepts
+// takes and checked against the same schema (credentialBodies), so the panel accepts
 // exactly what the API accepts; the credential service then applies its own checks.
+// Interest rows and boundary fields come from the registry (event types, boundary axes).
 import { expiryFromDuration, type CreateCredentialInput, type WebhookInterest } from '../auth/credentials.js'
-import { CreateCredentialBody } from '../api/admin/credential-routes.js'
+import { credentialBodies } from '../api/admin/credential-routes.js'
+import type { ResourceRegistry } from '../resources/index.js'
+import type { BoundaryAxis } from '../resources/boundary-axes.js'
 import { schemaProblems } from '../store/validation.js'
 import { invalidMany, type ErrorDetail } from '../kernel/errors.js'
 import type { FormWords } from './field-errors.js'
 
-export const INTEREST_TYPES = ['entry', 'product', 'order'] as const
 export const INTEREST_ACTIONS = ['created', 'updated', 'deleted'] as const
 
 export interface AccountFormValues {
@@ -17,18 +19,17 @@ export interface AccountFormValues {
   readonly ipAllowlist: string
   /** `entry:created` and so on. */
   readonly interests: readonly string[]
-  readonly sections: string
-  readonly entryIds: string
-  readonly productIds: string
+  /** Text of each boundary axis's field, by axis name (`sections`, `entryIds`). */
+  readonly boundaries: Readonly<Record<string, string>>
 }
 
-export const emptyAccountForm: AccountFormValues = { label: '', scopes: [], expiresIn: '', ipAllowlist: '', interests: [], sections: '', entryIds: '', productIds: '' }
+export const emptyAccountForm: AccountFormValues = { label: '', scopes: [], expiresIn: '', ipAllowlist: '', interests: [], boundaries: {} }
 
-export function readAccountForm(form: URLSearchParams): AccountFormValues {
+export function readAccountForm(form: URLSearchParams, axes: readonly BoundaryAxis[]): AccountFormValues {
   const text = (name: string) => (form.get(name) ?? '').trim()
   return {
     label: text('label'), scopes: form.getAll('scopes'), expiresIn: text('expiresIn'), ipAllowlist: text('ipAllowlist'),
-    interests: form.getAll('interests'), sections: text('sections'), entryIds: text('entryIds'), productIds: text('productIds'),
+    interests: form.getAll('interests'), boundaries: Object.fromEntries(axes.map((a) => [a.name, text(a.name)])),
   }
 }
 
@@ -43,52 +44,59 @@ function ids(param: string, text: string, problems: ErrorDetail[]): number[] {
 }
 
 /** The create input, or an INVALID_REQUEST naming every bad field. */
-export function toCreateInput(v: AccountFormValues): CreateCredentialInput {
+export function toCreateInput(v: AccountFormValues, resources: ResourceRegistry): CreateCredentialInput {
   const problems: ErrorDetail[] = []
   const webhookInterests: WebhookInterest[] = []
-  for (const resourceType of INTEREST_TYPES) {
+  for (const resourceType of resources.eventTypes) {
     const actions = INTEREST_ACTIONS.filter((a) => v.interests.includes(`${resourceType}:${a}`))
     if (actions.length > 0) webhookInterests.push({ resourceType, actions })
   }
-  const sections = list(v.sections)
-  const entryIds = ids('boundaries.entryIds', v.entryIds, problems)
-  const productIds = ids('boundaries.productIds', v.productIds, problems)
-  const boundaries = sections.length + entryIds.length + productIds.length === 0 ? null : {
-    ...(sections.length > 0 ? { sections } : {}), ...(entryIds.length > 0 ? { entryIds } : {}), ...(productIds.length > 0 ? { productIds } : {}),
-  }
+  // Only axes given are stored, as the admin API stores what it is sent.
+  const given = resources.boundaryAxes.flatMap((a): [string, (string | number)[]][] => {
+    const text = v.boundaries[a.name] ?? ''
+    const values = a.values === 'id' ? ids(`boundaries.${a.name}`, text, problems) : list(text)
+    return values.length > 0 ? [[a.name, values]] : []
+  })
+  const boundaries = given.length === 0 ? null : Object.fromEntries(given)
   const body = {
     label: v.label, scopes: [...v.scopes], ipAllowlist: list(v.ipAllowlist), webhookInterests, boundaries,
     ...(v.expiresIn ? { expiresIn: v.expiresIn } : {}),
   }
-  problems.push(...schemaProblems(CreateCredentialBody, body))
+  problems.push(...schemaProblems(credentialBodies(resources).create, body))
   if (problems.length > 0) throw invalidMany(problems)
   const { expiresIn, ...rest } = body as typeof body & { expiresIn?: string }
   return { ...rest, expiresAt: expiresIn ? expiryFromDuration(expiresIn) : null }
 }
 
-/** The create form's fields and what to say about each problem. */
-export const ACCOUNT_FIELDS: Readonly<Record<string, string>> = {
-  label: 'Label', expiresIn: 'Expires in', ipAllowlist: 'IP allowlist', scopes: 'Scopes', interests: 'Webhook interests',
-  sections: 'Sections', entryIds: 'Entry ids', productIds: 'Product ids',
+/** The create form's fields (one per boundary axis among them) and their labels. */
+export function accountFields(axes: readonly BoundaryAxis[]): Readonly<Record<string, string>> {
+  return {
+    label: 'Label', expiresIn: 'Expires in', ipAllowlist: 'IP allowlist', scopes: 'Scopes', interests: 'Webhook interests',
+    ...Object.fromEntries(axes.map((a) => [a.name, a.label])),
+  }
 }
 
 const quoted = (problem: string) => /"([^"]*)"/.exec(problem)?.[1]
 
-export const accountWords: FormWords = {
-  fieldOf: (param) => {
-    const field = param.replace(/^boundaries\./, '').replace(/\..*$/, '')
-    return field === 'webhookInterests' ? 'interests' : field in ACCOUNT_FIELDS ? field : '(form)'
-  },
-  message: (field, problem) => {
-    const bad = quoted(problem)
-    switch (field) {
-      case 'label': return 'Give the credential a label of up to 200 characters, so people can tell what uses it.'
-      case 'scopes': return bad !== undefined ? `"${bad}" is not a scope Gatehouse knows.` : 'Choose at least one scope: the credential can do nothing without one.'
-      case 'expiresIn': return 'Write the expiry as a number and a unit: 30d (days), 12h (hours) or 90m (minutes). Leave it empty for no expiry.'
-      case 'ipAllowlist': return `${bad !== undefined ? `"${bad}" is not an address or range. ` : ''}Write addresses such as 192.0.2.1 or ranges such as 10.0.0.0/8, separated by commas or lines.`
-      case 'entryIds': case 'productIds':
-        return `Write ${field === 'entryIds' ? 'entry' : 'product'} ids as whole numbers separated by commas or spaces${bad !== undefined ? ` ("${bad}" is not one)` : ''}.`
-      default: return undefined
-    }
-  },
+/** What to say about each problem of the create form. */
+export function accountWords(axes: readonly BoundaryAxis[]): FormWords {
+  const fields = accountFields(axes)
+  return {
+    fieldOf: (param) => {
+      const field = param.replace(/^boundaries\./, '').replace(/\..*$/, '')
+      return field === 'webhookInterests' ? 'interests' : field in fields ? field : '(form)'
+    },
+    message: (field, problem) => {
+      const bad = quoted(problem)
+      const axis = axes.find((a) => a.name === field)
+      if (axis?.values === 'id') return `Write ${axis.noun} ids as whole numbers separated by commas or spaces${bad !== undefined ? ` ("${bad}" is not one)` : ''}.`
+      switch (field) {
+        case 'label': return 'Give the credential a label of up to 200 characters, so people can tell what uses it.'
+        case 'scopes': return bad !== undefined ? `"${bad}" is not a scope Gatehouse knows.` : 'Choose at least one scope: the credential can do nothing without one.'
+        case 'expiresIn': return 'Write the expiry as a number and a unit: 30d (days), 12h (hours) or 90m (minutes). Leave it empty for no expiry.'
+        case 'ipAllowlist': return `${bad !== undefined ? `"${bad}" is not an address or range. ` : ''}Write addresses such as 192.0.2.1 or ranges such as 10.0.0.0/8, separated by commas or lines.`
+        default: return undefined
+      }
+    },
+  }
 }

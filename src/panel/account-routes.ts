@@ -17,7 +17,8 @@ const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resu
 const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: sessionOf(request).username })
 
 export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
-  const { credentials, settings, providers } = ctx.services
+  const { credentials, settings, providers, resources } = ctx.services
+  const words = accountWords(resources.boundaryAxes)
   const scopes = () => [...ctx.services.scopes.enabled(settings).filter((x) => !x.deprecatedFor), ...providers.scopes()]
   const page = { title: 'Accounts' } as const
 
@@ -27,23 +28,23 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
   })
 
   panel.get('/accounts/new', async (request, reply) =>
-    renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), emptyAccountForm)))
+    renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), resources, emptyAccountForm)))
 
   panel.post('/accounts', async (request, reply) => {
-    const values = readAccountForm(formOf(request))
+    const values = readAccountForm(formOf(request), resources.boundaryAxes)
     try {
-      const { credential, token } = await credentials.create(toCreateInput(values), by(request))
+      const { credential, token } = await credentials.create(toCreateInput(values, resources), by(request))
       return renderPage(ctx, request, reply, { ...page, title: 'Credential created' }, tokenView(credential, token, 'created'), 201)
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
       const problems = err.details && err.details.length > 0 ? err.details : [{ param: '(form)', problem: err.message }]
-      return renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), values, fieldErrors(problems, accountWords)), 400)
+      return renderPage(ctx, request, reply, { ...page, title: 'Create credential' }, accountFormView(sessionOf(request), scopes(), resources, values, fieldErrors(problems, words)), 400)
     }
   })
 
   panel.get('/accounts/:id', async (request, reply) => {
     const c = await credentials.get(credentialId(request.params))
-    return renderPage(ctx, request, reply, { ...page, title: c.label }, accountDetailView(sessionOf(request), c))
+    return renderPage(ctx, request, reply, { ...page, title: c.label }, accountDetailView(sessionOf(request), c, resources.boundaryAxes))
   })
 
   panel.get('/accounts/:id/confirm/:action', async (request, reply) => {

@@ -18,6 +18,7 @@ const filterFields = (source: Record<string, string>) => filterText(Object.fromE
 
 export async function deliveryRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { database, webhooks, credentials } = ctx.services
+  const { eventTypes } = ctx.services.resources
   const labels = async () => new Map((await credentials.list()).map((c) => [c.id, c.label]))
 
   panel.get('/deliveries', { config: { screen: { title: 'Deliveries', order: 30 } } }, async (request, reply) => {
@@ -27,12 +28,12 @@ export async function deliveryRoutes(panel: FastifyInstance, ctx: PanelContext):
     if (FILTER_PARAMS.some((k) => q[k] !== undefined && q[k].trim() === '')) {
       return reply.redirect(deliveriesHref(fields, q.cursor ? { cursor: q.cursor } : {}), 303)
     }
-    const filter = readDeliveryFilter(fields)
+    const filter = readDeliveryFilter(fields, eventTypes)
     if (q.cursor !== undefined && !/^[1-9]\d{0,15}$/.test(q.cursor)) throw invalid('cursor', 'use the link to older deliveries as given')
     const { items, hasMore } = await listDeliveries(database, filter, { limit: PAGE, beforeId: q.cursor === undefined ? undefined : Number(q.cursor) })
     const last = items[items.length - 1]
     const body = deliveryListView({
-      filter: fields, items, nextCursor: hasMore && last ? String(last.id) : null,
+      filter: fields, eventTypes, items, nextCursor: hasMore && last ? String(last.id) : null,
       credentials: await credentials.list(), deadLetters: await countDeliveries(database, { status: 'failed' }),
     })
     return renderPage(ctx, request, reply, { title: 'Deliveries' }, body)
@@ -40,14 +41,14 @@ export async function deliveryRoutes(panel: FastifyInstance, ctx: PanelContext):
 
   panel.get('/deliveries/replay', async (request, reply) => {
     const fields = filterFields(queryText(request.query))
-    const replayable = await countDeliveries(database, readDeliveryFilter(fields), { replayable: true })
+    const replayable = await countDeliveries(database, readDeliveryFilter(fields, eventTypes), { replayable: true })
     return renderPage(ctx, request, reply, { title: 'Replay deliveries' }, replayConfirmView(sessionOf(request), fields, replayable))
   })
 
   panel.post('/deliveries/replay', async (request, reply) => {
     const form = formOf(request)
     const fields = filterFields(Object.fromEntries(FILTER_PARAMS.map((k) => [k, form.get(k) ?? ''])))
-    const r = await webhooks.replay({ mode: 'filter', filter: readDeliveryFilter(fields), params: fields, limit: REPLAY_FILTER_LIMIT }, adminActor(request))
+    const r = await webhooks.replay({ mode: 'filter', filter: readDeliveryFilter(fields, eventTypes), params: fields, limit: REPLAY_FILTER_LIMIT }, adminActor(request))
     return redirectWith(ctx, request, reply, { kind: 'ok', text: `Replayed ${plural(r.replayed, 'delivery', 'deliveries')}: queued to be sent again.` }, deliveriesHref(fields))
   })
 

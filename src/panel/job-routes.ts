@@ -7,33 +7,36 @@ import { ApiError, type ErrorDetail } from '../kernel/errors.js'
 import { workflowId } from '../api/jobs/job-admin-routes.js'
 import type { JobActor } from '../jobs/job-context.js'
 import type { WorkflowView } from '../jobs/workflow.js'
+import type { BoundaryAxis } from '../resources/boundary-axes.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { emptyJobForm, jobDetailView, jobFormView, jobsListView, type JobFormValues } from './views/job-views.js'
 
 const admin = (request: FastifyRequest): JobActor => ({ type: 'admin', id: sessionOf(request).username })
 
-function readJobForm(form: URLSearchParams): JobFormValues {
-  const text = (name: keyof JobFormValues) => (form.get(name) ?? '').trim()
+function readJobForm(form: URLSearchParams, axes: readonly BoundaryAxis[]): JobFormValues {
+  const text = (name: string) => (form.get(name) ?? '').trim()
   return {
     name: text('name'), templateKey: text('templateKey'), credentialId: text('credentialId'), cron: text('cron'), timezone: text('timezone'),
-    sections: text('sections'), entryIds: text('entryIds'), productIds: text('productIds'), config: text('config'),
+    boundary: Object.fromEntries(axes.map((a) => [a.name, text(a.name)])), config: text('config'),
   }
 }
 
 const list = (text: string) => text.split(/[\s,]+/).map((x) => x.trim()).filter(Boolean)
 
 /** The admin API's create body from the form, and the problems only the form can have (ids, JSON). */
-function toBody(v: JobFormValues): { body: Record<string, unknown>; problems: ErrorDetail[] } {
+function toBody(v: JobFormValues, axes: readonly BoundaryAxis[]): { body: Record<string, unknown>; problems: ErrorDetail[] } {
   const problems: ErrorDetail[] = []
   const ids = (param: string, text: string) => list(text).flatMap((x) => {
     if (/^[1-9]\d{0,15}$/.test(x)) return [Number(x)]
     problems.push({ param, problem: `"${x.slice(0, 40)}" is not a positive integer id` })
     return []
   })
-  const sections = list(v.sections)
-  const entryIds = ids('boundary.entryIds', v.entryIds)
-  const productIds = ids('boundary.productIds', v.productIds)
-  const anyBoundary = v.sections !== '' || v.entryIds !== '' || v.productIds !== ''
+  // Any boundary field given sends every axis, the empty ones as empty lists.
+  const anyBoundary = axes.some((a) => (v.boundary[a.name] ?? '') !== '')
+  const boundary = Object.fromEntries(axes.map((a) => {
+    const text = v.boundary[a.name] ?? ''
+    return [a.name, a.values === 'id' ? ids(`boundary.${a.name}`, text) : list(text)]
+  }))
   let config: unknown
   if (v.config !== '') {
     try {
@@ -44,7 +47,7 @@ function toBody(v: JobFormValues): { body: Record<string, unknown>; problems: Er
   }
   const body = {
     name: v.name, templateKey: v.templateKey, credentialId: v.credentialId, schedule: { cron: v.cron, timezone: v.timezone },
-    ...(anyBoundary ? { boundary: { sections, entryIds, productIds } } : {}),
+    ...(anyBoundary ? { boundary } : {}),
     ...(config !== undefined ? { config } : {}),
   }
   return { body, problems }
@@ -64,6 +67,7 @@ async function allWorkflows(ctx: PanelContext): Promise<WorkflowView[]> {
 
 export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { jobs, credentials } = ctx.services
+  const axes = ctx.services.resources.boundaryAxes
   const page = { title: 'Jobs' } as const
   const usable = async () => (await credentials.list()).filter((c) => c.status !== 'revoked')
 
@@ -71,11 +75,11 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
     renderPage(ctx, request, reply, page, jobsListView(sessionOf(request), await allWorkflows(ctx), jobs.overdueGraceMs / 1000)))
 
   panel.get('/jobs/new', async (request, reply) =>
-    renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), emptyJobForm)))
+    renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), axes, emptyJobForm)))
 
   panel.post('/jobs', async (request, reply) => {
-    const values = readJobForm(formOf(request))
-    const { body, problems } = toBody(values)
+    const values = readJobForm(formOf(request), axes)
+    const { body, problems } = toBody(values, axes)
     try {
       if (problems.length > 0) throw new ApiError('INVALID_REQUEST', 'Invalid form', problems)
       const w = await jobs.create(body, admin(request))
@@ -83,7 +87,7 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
       const shown = err.details && err.details.length > 0 ? err.details : [{ param: '(form)', problem: err.message }]
-      return renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), values, shown), 400)
+      return renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), axes, values, shown), 400)
     }
   })
 
@@ -91,7 +95,7 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
     const id = workflowId(request.params)
     const w = await jobs.get(id)
     const { items } = await jobs.runs(id, 50)
-    return renderPage(ctx, request, reply, { ...page, title: w.name }, jobDetailView(sessionOf(request), w, items))
+    return renderPage(ctx, request, reply, { ...page, title: w.name }, jobDetailView(sessionOf(request), w, items, axes))
   })
 
   for (const action of ['pause', 'resume'] as const) {

@@ -19,6 +19,7 @@ const VariantSummary = Type.Object({
 export const products = declareResource({
   type: 'products', changeType: 'products', eventType: 'product', table: 'products', summary: 'Products',
   group: 'commerce', scope: 'products:read', hooks: productHooks, readBoundary: { productIds: 'id' },
+  boundaryAxis: { name: 'productIds', key: 'id', noun: 'product', example: '3, 4' },
   columns: {
     type: { type: 'text' }, title: { type: 'text' }, slug: { type: 'text', unique: true }, status: { type: 'text' },
     hasUnlimitedStock: { type: 'boolean' }, totalStock: { type: 'integer' }, defaultSku: { type: 'text' },

@@ -8,7 +8,8 @@ import { CustomFields, Handle, Id, Nullable, NullableDateTime, PUBLISH_STATUSES,
 export const sections = declareResource({
   type: 'sections', changeType: 'sections', table: 'sections', summary: 'Sections and their entry types',
   // The spec's /changes types have no sections: they are read through /sections only.
-  group: 'content', scope: 'sections:read', changeFeed: false, readBoundary: { sections: 'handle' },
+  group: 'content', scope: 'sections:read', changeFeed: false,
+  boundaryAxis: { name: 'sections', key: 'handle', noun: 'section', example: 'blog, news' }, readBoundary: { sections: 'handle' },
   columns: { handle: { type: 'text', unique: true }, name: { type: 'text' }, type: { type: 'text' } },
   searchColumns: ['handle', 'name'],
   selectors: [{ name: 'id', column: 'id', type: 'integer' }, { name: 'handle', column: 'handle', type: 'text' }],
@@ -38,6 +39,7 @@ const entryProperties = {
 export const entries = declareResource({
   type: 'entries', changeType: 'entries', eventType: 'entry', table: 'entries', summary: 'Entries',
   group: 'content', scope: 'entries:read', readBoundary: { sections: 'section', entryIds: 'id' },
+  boundaryAxis: { name: 'entryIds', key: 'id', noun: 'entry', example: '12, 15' },
   columns: {
     section: { type: 'text' }, type: { type: 'text' }, title: { type: 'text' },
     slug: { type: 'text', uniqueWith: ['section'] }, status: { type: 'text' }, authorId: { type: 'integer' },

@@ -12,6 +12,18 @@ export type FamilyFlag = Extract<FeatureFlag, 'enableAddressesApi' | 'enableUser
 export type ColumnType = 'text' | 'integer' | 'real' | 'boolean' | 'timestamp'
 
 /** A column mirrored from the document so queries can use an index. Name = document field. */
+/** Declared by the family an axis lists (products for `productIds`). */
+export interface BoundaryAxisDeclaration {
+  /** Property name in boundaries: `productIds`, `sections`. */
+  readonly name: string
+  /** What a value names: `id` (whole numbers) or a unique text column (`handle`). */
+  readonly key: string
+  /** One record, in words: `product`, `section`. */
+  readonly noun: string
+  /** Sample values for forms: `3, 4`. */
+  readonly example: string
+}
+
 export interface ColumnDeclaration {
   readonly type: ColumnType
   readonly unique?: boolean
@@ -96,12 +108,17 @@ export interface ResourceDeclaration {
    */
   readonly owner?: { readonly type: string; readonly column: string }
   /**
-   * How a record lies inside a workflow's read boundary (sections, entry ids, product ids):
-   * the column holding a section handle, an entry id or a product id (`id` for the record's
-   * own). Inside when any named column matches. Owned families follow their owner; every
-   * other family is outside every boundary.
+   * Boundaries can list records of this family: the axis (`productIds`) and what its values
+   * name (`id`, or a unique column such as a section's `handle`). See boundary-axes.ts.
    */
-  readonly readBoundary?: { readonly sections?: string; readonly entryIds?: string; readonly productIds?: string }
+  readonly boundaryAxis?: BoundaryAxisDeclaration
+  /**
+   * How a record lies inside a boundary: axis name → the column holding that axis's value
+   * (`{ sections: 'section', entryIds: 'id' }`; `id` for the record's own). Inside when any
+   * named column matches. Owned families follow their owner; every other family is outside
+   * every boundary.
+   */
+  readonly readBoundary?: Readonly<Record<string, string>>
   /** Behaviour only this family has (derived values, cascades), run by the write service. */
   readonly hooks?: FamilyHooks
   readonly columns: Readonly<Record<string, ColumnDeclaration>>
@@ -172,6 +189,10 @@ export function declareResource(d: ResourceDeclaration): Resource {
   if (d.owner && !(d.owner.column in d.columns)) throw new Error(`${d.type}: owner column ${d.owner.column} is not an indexed column`)
   for (const column of Object.values(d.readBoundary ?? {})) {
     if (column !== 'id' && !(column in d.columns)) throw new Error(`${d.type}: read boundary column ${column} is not an indexed column`)
+  }
+  const axisKey = d.boundaryAxis?.key
+  if (axisKey !== undefined && axisKey !== 'id' && !(d.columns[axisKey]?.type === 'text' && d.columns[axisKey]?.unique)) {
+    throw new Error(`${d.type}: boundary axis key ${axisKey} is neither id nor a unique text column`)
   }
   const writable = Object.fromEntries(Object.entries(all).filter(([k]) => !computed.has(k)))
   const required = new Set(d.required ?? [])

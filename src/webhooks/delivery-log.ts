@@ -11,10 +11,14 @@ import type { DeliveryRecord, ReplayResult } from './dead-letters.js'
 
 export const DELIVERY_STATUSES = ['queued', 'delivered', 'failed'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
-const RESOURCE_TYPES = ['entry', 'product', 'order'] as const
 const ACTIONS = ['created', 'updated', 'deleted'] as const
-/** Event types a filter accepts: `product.updated`, `product` (any action), `test`. */
-export const EVENT_TYPES: readonly string[] = ['test', ...RESOURCE_TYPES.flatMap((t) => [t, ...ACTIONS.map((a) => `${t}.${a}`)])]
+/**
+ * Event types a filter accepts, for the families' event types (`registry.eventTypes`):
+ * `product.updated`, `product` (any action), `test`.
+ */
+export function filterEventTypes(resourceTypes: readonly string[]): string[] {
+  return ['test', ...resourceTypes.flatMap((t) => [t, ...ACTIONS.map((a) => `${t}.${a}`)])]
+}
 /** Replay by filter takes at most this many deliveries at a time, oldest first. */
 export const REPLAY_FILTER_LIMIT = 1000
 
@@ -58,8 +62,11 @@ function timeParam(text: string, now: number, bad: () => Error): number {
   return ms
 }
 
-/** Reads the filter parameters; a bad one is a 400 naming it and, for enumerations, the allowed values. */
-export function readDeliveryFilter(q: DeliveryFilterText, opts: { now?: number; prefix?: string } = {}): DeliveryFilter {
+/**
+ * Reads the filter parameters; a bad one is a 400 naming it and, for enumerations, the
+ * allowed values. `eventTypes`: the app's webhook event types (`registry.eventTypes`).
+ */
+export function readDeliveryFilter(q: DeliveryFilterText, eventTypes: readonly string[], opts: { now?: number; prefix?: string } = {}): DeliveryFilter {
   const now = opts.now ?? Date.now()
   const invalid = (param: string, problem: string) => invalidParam(`${opts.prefix ?? ''}${param}`, problem)
   const out: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {}
@@ -71,13 +78,14 @@ export function readDeliveryFilter(q: DeliveryFilterText, opts: { now?: number; 
   }
   const eventType = given(q.eventType)
   if (eventType !== undefined) {
-    if (!EVENT_TYPES.includes(eventType)) throw invalid('eventType', `must be one of ${EVENT_TYPES.join(', ')}`)
+    const allowed = filterEventTypes(eventTypes)
+    if (!allowed.includes(eventType)) throw invalid('eventType', `must be one of ${allowed.join(', ')}`)
     out.eventType = eventType
   }
   const resource = given(q.resource)
   if (resource !== undefined) {
-    const m = /^(entry|product|order)(?::([1-9]\d{0,15}))?$/.exec(resource)
-    if (!m) throw invalid('resource', 'a resource type (entry, product, order), optionally with an id: product:12')
+    const m = /^([a-z][a-z0-9-]*)(?::([1-9]\d{0,15}))?$/.exec(resource)
+    if (!m || !eventTypes.includes(m[1])) throw invalid('resource', `a resource type (${eventTypes.join(', ')}), optionally with an id: ${eventTypes[0] ?? 'product'}:12`)
     out.resourceType = m[1]
     if (m[2] !== undefined) out.resourceId = Number(m[2])
   }

@@ -6,36 +6,49 @@ import type { FastifyRequest } from 'fastify'
 import { invalid } from '../../kernel/errors.js'
 import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor } from '../../auth/credentials.js'
 import { assertValid } from '../../store/validation.js'
+import type { ResourceRegistry } from '../../resources/index.js'
+import { boundaryInputSchema } from '../../resources/boundary-axes.js'
 import { credentialId } from './admin-params.js'
 import { sendAdminData, type AdminRoutes } from './admin-route.js'
 
-const WebhookInterest = Type.Object({
-  resourceType: Type.Union([Type.Literal('entry'), Type.Literal('product'), Type.Literal('order')]),
-  actions: Type.Array(Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]), { minItems: 1 }),
-}, { additionalProperties: false })
-
-const Boundaries = Type.Object({
-  sections: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }))),
-  entryIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }))),
-  productIds: Type.Optional(Type.Array(Type.Integer({ minimum: 1 }))),
-}, { additionalProperties: false })
-
-const credentialProperties = {
-  label: Type.String({ minLength: 1, maxLength: 200 }),
-  scopes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
-  expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  /** Relative expiry: `30d`, `12h`, `90m`. */
-  expiresIn: Type.String({ pattern: '^\\d+[dhm]$' }),
-  ipAllowlist: Type.Array(Type.String({ minLength: 1, maxLength: 64 })),
-  webhookInterests: Type.Array(WebhookInterest),
-  boundaries: Type.Union([Boundaries, Type.Null()]),
+/**
+ * The create and update bodies for the app's families: webhook interests name the
+ * registry's event types, boundaries its axes. Built once per registry (the panel's form is
+ * checked against the same objects).
+ */
+export interface CredentialBodies {
+  readonly create: TObject
+  readonly update: TObject
 }
 
-const optional = (props: typeof credentialProperties, except: readonly string[] = []) =>
-  Object.fromEntries(Object.entries(props).map(([k, v]) => [k, except.includes(k) ? v : Type.Optional(v)]))
+const built = new WeakMap<ResourceRegistry, CredentialBodies>()
 
-export const CreateCredentialBody: TObject = Type.Object(optional(credentialProperties, ['label', 'scopes']), { additionalProperties: false })
-export const UpdateCredentialBody: TObject = Type.Object(optional(credentialProperties), { additionalProperties: false, minProperties: 1 })
+export function credentialBodies(resources: ResourceRegistry): CredentialBodies {
+  const known = built.get(resources)
+  if (known) return known
+  const WebhookInterest = Type.Object({
+    resourceType: Type.Union(resources.eventTypes.map((t) => Type.Literal(t))),
+    actions: Type.Array(Type.Union([Type.Literal('created'), Type.Literal('updated'), Type.Literal('deleted')]), { minItems: 1 }),
+  }, { additionalProperties: false })
+  const credentialProperties = {
+    label: Type.String({ minLength: 1, maxLength: 200 }),
+    scopes: Type.Array(Type.String({ minLength: 1 }), { minItems: 1 }),
+    expiresAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    /** Relative expiry: `30d`, `12h`, `90m`. */
+    expiresIn: Type.String({ pattern: '^\\d+[dhm]$' }),
+    ipAllowlist: Type.Array(Type.String({ minLength: 1, maxLength: 64 })),
+    webhookInterests: Type.Array(WebhookInterest),
+    boundaries: Type.Union([boundaryInputSchema(resources.boundaryAxes), Type.Null()]),
+  }
+  const optional = (except: readonly string[] = []) =>
+    Object.fromEntries(Object.entries(credentialProperties).map(([k, v]) => [k, except.includes(k) ? v : Type.Optional(v)]))
+  const bodies = {
+    create: Type.Object(optional(['label', 'scopes']), { additionalProperties: false }),
+    update: Type.Object(optional(), { additionalProperties: false, minProperties: 1 }),
+  }
+  built.set(resources, bodies)
+  return bodies
+}
 
 type CredentialBody = Partial<CreateCredentialInput> & { expiresIn?: string }
 
@@ -53,11 +66,12 @@ const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin',
 
 export const credentialRoutes: AdminRoutes = (admin, { services }) => {
   const { credentials } = services
+  const bodies = credentialBodies(services.resources)
 
   admin.get('/credentials', async (request, reply) => sendAdminData(reply, request, await credentials.list()))
 
   admin.post('/credentials', async (request, reply) => {
-    const input = credentialInput(CreateCredentialBody, request.body) as CreateCredentialInput
+    const input = credentialInput(bodies.create, request.body) as CreateCredentialInput
     const { credential, token } = await credentials.create(input, by(request))
     return sendAdminData(reply, request, { ...credential, token }, 201)
   })
@@ -67,7 +81,7 @@ export const credentialRoutes: AdminRoutes = (admin, { services }) => {
 
   admin.patch('/credentials/:id', async (request, reply) => {
     const id = credentialId(request.params)
-    return sendAdminData(reply, request, await credentials.update(id, credentialInput(UpdateCredentialBody, request.body), by(request)))
+    return sendAdminData(reply, request, await credentials.update(id, credentialInput(bodies.update, request.body), by(request)))
   })
 
   admin.post('/credentials/:id/rotate', async (request, reply) => {

@@ -7,12 +7,13 @@ import { queryDigest } from '../../kernel/cursor.js'
 import { invalid } from '../../kernel/errors.js'
 import { parseBoolean } from '../../kernel/booleans.js'
 import type { Services } from '../../operations/services.js'
-import { RunReportBody, RunSchema, WorkflowSchema, WorkflowShowQuery, WorkflowsQuery } from '../../jobs/job-schemas.js'
+import { RunReportBody, RunSchema, workflowSchemas, WorkflowShowQuery, WorkflowsQuery } from '../../jobs/job-schemas.js'
 import type { RunReport } from '../../jobs/run-report.js'
 import type { WorkflowStatus } from '../../jobs/workflow.js'
 
 export function jobRoutes(services: Services): MachineRoute[] {
   const { jobs, cursors } = services
+  const WorkflowSchema = workflowSchemas(services.resources.boundaryAxes).workflow
   return [
     {
       method: 'GET', path: '/workflows', key: 'workflows.list', tag: 'workflows', scope: 'jobs:read',

@@ -36,7 +36,7 @@ export const deliveryAdminRoutes: AdminRoutes = (admin, { services }) => {
   admin.get('/webhooks/deliveries', { schema: { querystring: DeliveriesQuery } }, async (request, reply) => {
     const q = request.query as Static<typeof DeliveriesQuery>
     if (q.cursor !== undefined && !/^[1-9]\d{0,15}$/.test(q.cursor)) throw invalid('cursor', 'use pagination.nextCursor as given')
-    const { items, hasMore } = await listDeliveries(database, readDeliveryFilter(q), { limit: q.limit ?? 50, beforeId: q.cursor === undefined ? undefined : Number(q.cursor) })
+    const { items, hasMore } = await listDeliveries(database, readDeliveryFilter(q, services.resources.eventTypes), { limit: q.limit ?? 50, beforeId: q.cursor === undefined ? undefined : Number(q.cursor) })
     const last = items[items.length - 1]
     return reply.type('application/json; charset=utf-8').send({
       ok: true, data: items, pagination: { hasMore, nextCursor: hasMore && last ? String(last.id) : null }, requestId: request.id,
@@ -59,7 +59,7 @@ export const deliveryAdminRoutes: AdminRoutes = (admin, { services }) => {
       return sendAdminData(reply, request, await webhooks.replay({ mode: 'delivery', id: b.id }, adminActor(request)))
     }
     const f = b.filter ?? {}
-    const result = await webhooks.replay({ mode: 'filter', filter: readDeliveryFilter(f, { prefix: 'filter.' }), params: filterText(f), limit: b.limit ?? REPLAY_FILTER_LIMIT }, adminActor(request))
+    const result = await webhooks.replay({ mode: 'filter', filter: readDeliveryFilter(f, services.resources.eventTypes, { prefix: 'filter.' }), params: filterText(f), limit: b.limit ?? REPLAY_FILTER_LIMIT }, adminActor(request))
     return sendAdminData(reply, request, result)
   })
 }

@@ -15,7 +15,7 @@ async function variantTarget(read: StoreWriter, variantId: number): Promise<Reso
   const current = await read.get('variants', variantId)
   if (!current) throw invalid('payload.variantId', `no variants record with id ${variantId}`)
   return {
-    target: { entity: { type: 'variants', id: String(variantId) }, scope: { kind: 'product', productId: current.productId as number } },
+    target: { entity: { type: 'variants', id: String(variantId) }, scope: { kind: 'record', type: 'products', fields: { id: current.productId as number }, what: `product ${String(current.productId)}` } },
     current,
   }
 }
@@ -36,7 +36,7 @@ export const setPrice = defineAction<SetPrice>({
     price: Type.Number({ minimum: 0, maximum: 1e9, description: 'The new price' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
-  boundary: 'product',
+  boundary: 'products',
   resolve: (p, read) => variantTarget(read, p.variantId),
   limits(p, current, limits) {
     const old = (current?.price as number | undefined) ?? 0
@@ -71,7 +71,7 @@ export const adjustStock = defineAction<AdjustStock>({
     delta: Type.Integer({ minimum: -1e9, maximum: 1e9, description: 'Units to add (negative: to take away); not 0' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'low',
-  boundary: 'product',
+  boundary: 'products',
   async resolve(p, read) {
     if (p.delta === 0) throw invalid('payload.delta', 'must not be 0')
     return variantTarget(read, p.variantId)
@@ -102,7 +102,7 @@ export const setOrderStatus = defineAction<SetStatus>({
     status: Type.Union(ORDER_STATUSES.map((v) => Type.Literal(v)), { description: 'An order status (the orders declaration lists them)' }),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
-  boundary: 'none',
+  boundary: null,
   resolve: (p, read) => orderTarget(read, p.orderId),
   limits: () => [],
   steps: [updateStep<SetStatus>('setStatus', 'orders', (c) => c.payload.orderId, (_o, c) => ({ status: c.payload.status }))],
@@ -125,7 +125,7 @@ export const refundOrder = defineAction<Refund>({
     reason: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'high',
-  boundary: 'none',
+  boundary: null,
   resolve: (p, read) => orderTarget(read, p.orderId),
   limits(p, current, limits) {
     const left = refundable(current)

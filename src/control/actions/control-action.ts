@@ -9,9 +9,13 @@ import type { Step } from '../steps.js'
 /** What an action touches, and where that sits for boundaries. */
 export interface ActionTarget {
   readonly entity: { readonly type: string; readonly id: string } | null
+  /**
+   * `record`: a record of the family `type`, with the values of the columns its declared
+   * `readBoundary` reads (`{ section: 'blog', id: 12 }`; null: not known yet, as a new
+   * entry's id), and how a refusal names it. `none`: outside every boundary.
+   */
   readonly scope:
-    | { readonly kind: 'entry'; readonly section: string; readonly entryId: number | null }
-    | { readonly kind: 'product'; readonly productId: number }
+    | { readonly kind: 'record'; readonly type: string; readonly fields: Readonly<Record<string, string | number | null>>; readonly what: string }
     | { readonly kind: 'none' }
 }
 
@@ -45,10 +49,11 @@ export interface ControlAction<P = Record<string, unknown>> {
   readonly payload: TObject
   readonly defaultRiskLevel: RiskLevel
   /**
-   * Which boundary can contain its targets (ActionTarget.scope.kind): a bounded credential
-   * may write only policies whose patterns cover actions its boundaries can contain.
+   * The family whose declared `readBoundary` places its targets (`entries`), or null when
+   * no boundary can contain them: a bounded credential may write only policies whose
+   * patterns cover actions its boundaries can contain.
    */
-  readonly boundary: ActionTarget['scope']['kind']
+  readonly boundary: string | null
   /** Reads what the payload names as stored now; throws invalid('payload.…') when it names nothing. */
   resolve(payload: P, read: StoreWriter): Promise<Resolved>
   limits(payload: P, current: Doc | undefined, limits: PolicyLimits): LimitResult[]

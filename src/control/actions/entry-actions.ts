@@ -6,7 +6,7 @@ import { Type } from '@sinclair/typebox'
 import { invalid, invalidMany, type ErrorDetail } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
 import type { Doc } from '../../store/documents.js'
-import { defineAction, type Resolved } from './control-action.js'
+import { defineAction, type ActionTarget, type Resolved } from './control-action.js'
 
 const Handle = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' })
 
@@ -21,6 +21,12 @@ interface UpdateDraft {
 }
 
 /** The draft called `name` of entry `entryId` (null: of a new entry), if there is one. */
+/** An entry for boundaries: its section and id (null for a new entry), as `entries` declares its `readBoundary`. */
+const entryScope = (section: string, entryId: number | null): ActionTarget['scope'] => ({
+  kind: 'record', type: 'entries', fields: { section, id: entryId },
+  what: entryId !== null ? `entry ${entryId} in section ${section}` : `a new entry in section ${section}`,
+})
+
 async function findDraft(read: StoreWriter, entryId: number | null, name: string): Promise<Doc | undefined> {
   for (const id of await read.idsWhere('entry-drafts', 'name', name)) {
     const draft = await read.get('entry-drafts', id)
@@ -45,7 +51,7 @@ export const updateDraft = defineAction<UpdateDraft>({
     fields: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'Replaces the draft\'s custom fields' })),
   }, { additionalProperties: false }),
   defaultRiskLevel: 'low',
-  boundary: 'entry',
+  boundary: 'entries',
   async resolve(p, read): Promise<Resolved> {
     const entryId = p.entryId ?? null
     if (entryId !== null) {
@@ -54,7 +60,7 @@ export const updateDraft = defineAction<UpdateDraft>({
       const misplaced = (['section', 'type'] as const).filter((k) => p[k] !== undefined)
       if (misplaced.length > 0) throw invalidMany(misplaced.map((k) => ({ param: `payload.${k}`, problem: 'only for a draft of a new entry (entryId null); a draft of an entry takes its section and type' })))
       const draft = await findDraft(read, entryId, p.name)
-      return { target: { entity: { type: 'entries', id: String(entryId) }, scope: { kind: 'entry', section: entry.section as string, entryId } }, current: draft ?? entry }
+      return { target: { entity: { type: 'entries', id: String(entryId) }, scope: entryScope(entry.section as string, entryId) }, current: draft ?? entry }
     }
     const draft = await findDraft(read, null, p.name)
     const problems: ErrorDetail[] = []
@@ -68,7 +74,7 @@ export const updateDraft = defineAction<UpdateDraft>({
     }
     if (problems.length > 0) throw invalidMany(problems)
     return {
-      target: { entity: draft ? { type: 'entry-drafts', id: String(draft.id) } : null, scope: { kind: 'entry', section: (draft?.section ?? p.section) as string, entryId: null } },
+      target: { entity: draft ? { type: 'entry-drafts', id: String(draft.id) } : null, scope: entryScope((draft?.section ?? p.section) as string, null) },
       current: draft,
     }
   },
@@ -109,7 +115,7 @@ export const publishDraft = defineAction<PublishDraft>({
   summary: 'Apply a draft to its entry (title, slug, fields), or create the entry from a draft of a new entry; the draft is removed',
   payload: Type.Object({ draftId: Type.Integer({ minimum: 1, description: 'The draft (result.draftId of entry.updateDraft)' }) }, { additionalProperties: false }),
   defaultRiskLevel: 'high',
-  boundary: 'entry',
+  boundary: 'entries',
   async resolve(p, read): Promise<Resolved> {
     const draft = await read.get('entry-drafts', p.draftId)
     if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)
@@ -119,7 +125,7 @@ export const publishDraft = defineAction<PublishDraft>({
     return {
       target: {
         entity: entryId !== null ? { type: 'entries', id: String(entryId) } : { type: 'entry-drafts', id: String(p.draftId) },
-        scope: { kind: 'entry', section: (entry?.section ?? draft.section) as string, entryId },
+        scope: entryScope((entry?.section ?? draft.section) as string, entryId),
       },
       current: draft,
     }

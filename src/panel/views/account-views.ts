@@ -6,7 +6,8 @@ import { csrfField, PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
 import type { ScopeInfo } from '../../auth/scopes.js'
-import { ACCOUNT_FIELDS, INTEREST_ACTIONS, INTEREST_TYPES, type AccountFormValues } from '../account-form.js'
+import { accountFields, INTEREST_ACTIONS, type AccountFormValues } from '../account-form.js'
+import { describeBoundary, type BoundaryAxis } from '../../resources/boundary-axes.js'
 import { errorSummary, fieldError, invalidAttrs, type FieldErrors } from '../field-errors.js'
 import { cell } from './format.js'
 
@@ -30,12 +31,20 @@ export function accountListView(list: readonly CredentialRecord[]): Html {
     </tbody></table>${list.length === 0 ? html`<p class="muted">No credentials yet.</p>` : ''}</section>`
 }
 
-export function accountFormView(s: PanelSession, scopes: readonly ScopeInfo[], v: AccountFormValues, errors: FieldErrors = new Map()): Html {
+/** The registry's words the form is made of: interest rows and boundary fields. */
+export interface AccountVocabulary {
+  readonly eventTypes: readonly string[]
+  readonly boundaryAxes: readonly BoundaryAxis[]
+}
+
+export function accountFormView(s: PanelSession, scopes: readonly ScopeInfo[], vocab: AccountVocabulary, v: AccountFormValues, errors: FieldErrors = new Map()): Html {
   const groups = [...new Set(scopes.map((x) => x.group))]
   const checked = (on: boolean) => (on ? html` checked` : '')
-  const text = (name: keyof typeof ACCOUNT_FIELDS & keyof AccountFormValues, placeholder: string, extra: Html = html``) =>
-    html`<label id="field-${name}">${ACCOUNT_FIELDS[name]} <input type="text" name="${name}" value="${v[name] as string}" placeholder="${placeholder}"${invalidAttrs(errors, name)}${extra}></label>${fieldError(errors, name)}`
-  return html`<h1>Create credential</h1>${errorSummary(errors, ACCOUNT_FIELDS)}
+  const fields = accountFields(vocab.boundaryAxes)
+  const input = (name: string, value: string, placeholder: string, extra: Html = html``) =>
+    html`<label id="field-${name}">${fields[name]} <input type="text" name="${name}" value="${value}" placeholder="${placeholder}"${invalidAttrs(errors, name)}${extra}></label>${fieldError(errors, name)}`
+  const text = (name: 'label' | 'expiresIn', placeholder: string, extra: Html = html``) => input(name, v[name], placeholder, extra)
+  return html`<h1>Create credential</h1>${errorSummary(errors, fields)}
     <form method="post" action="${PANEL_BASE}/accounts" novalidate>${csrfField(s)}
     <section>${text('label', 'What uses it, such as “Nightly catalog sync”', html` maxlength="200"`)}
       ${text('expiresIn', '30d, 12h or 90m; empty for no expiry')}
@@ -46,10 +55,10 @@ export function accountFormView(s: PanelSession, scopes: readonly ScopeInfo[], v
     </div></fieldset>`)}</section>
     <section id="field-interests"><h2>Webhook interests</h2><p class="muted">When any credential has interests, delivery is targeted: only matching events are sent.</p>${fieldError(errors, 'interests')}
       <table><thead><tr><th>Resource</th>${INTEREST_ACTIONS.map((a) => html`<th>${a}</th>`)}</tr></thead><tbody>
-      ${INTEREST_TYPES.map((t) => html`<tr><td>${t}</td>${INTEREST_ACTIONS.map((a) => html`<td><input type="checkbox" name="interests" value="${t}:${a}" aria-label="${t} ${a}"${checked(v.interests.includes(`${t}:${a}`))}></td>`)}</tr>`)}
+      ${vocab.eventTypes.map((t) => html`<tr><td>${t}</td>${INTEREST_ACTIONS.map((a) => html`<td><input type="checkbox" name="interests" value="${t}:${a}" aria-label="${t} ${a}"${checked(v.interests.includes(`${t}:${a}`))}></td>`)}</tr>`)}
       </tbody></table></section>
     <section><h2>Boundaries</h2><p class="muted">Limit the credential to these records; empty means no boundary.</p>
-      ${text('sections', 'blog, news')}${text('entryIds', '12, 15')}${text('productIds', '3, 4')}</section>
+      ${vocab.boundaryAxes.map((a) => input(a.name, v.boundaries[a.name] ?? '', a.example))}</section>
     <p class="actions"><button type="submit">Create credential</button> <a href="${PANEL_BASE}/accounts">Cancel</a></p></form>`
 }
 
@@ -61,7 +70,7 @@ export function tokenView(c: CredentialRecord, token: string, verb: 'created' | 
     <p><a href="${PANEL_BASE}/accounts/${c.id}">Done</a></p></section>`
 }
 
-export function accountDetailView(s: PanelSession, c: CredentialRecord): Html {
+export function accountDetailView(s: PanelSession, c: CredentialRecord, axes: readonly BoundaryAxis[]): Html {
   const base = `${PANEL_BASE}/accounts/${c.id}`
   const managed = c.source === 'managed'
   const actions = !managed ? html`<p class="muted">This credential is kept in configuration (${c.source}); change it there.</p>`
@@ -75,7 +84,7 @@ export function accountDetailView(s: PanelSession, c: CredentialRecord): Html {
     <dt>Scopes</dt><dd>${c.scopes.map((x) => html`<code>${x}</code> `)}</dd>
     <dt>Expires</dt><dd>${when(c.expiresAt)}</dd><dt>IP allowlist</dt><dd>${c.ipAllowlist.length > 0 ? c.ipAllowlist.join(', ') : 'any address'}</dd>
     <dt>Webhook interests</dt><dd>${c.webhookInterests.length > 0 ? c.webhookInterests.map((w) => `${w.resourceType}: ${w.actions.join(', ')}`).join('; ') : 'none'}</dd>
-    <dt>Boundaries</dt><dd>${b ? [b.sections?.length ? `sections ${b.sections.join(', ')}` : '', b.entryIds?.length ? `entries ${b.entryIds.join(', ')}` : '', b.productIds?.length ? `products ${b.productIds.join(', ')}` : ''].filter(Boolean).join('; ') : 'none'}</dd>
+    <dt>Boundaries</dt><dd>${b ? describeBoundary(axes, b) : 'none'}</dd>
     <dt>Created</dt><dd>${when(c.createdAt)}</dd><dt>Rotated</dt><dd>${when(c.rotatedAt)}</dd><dt>Last used</dt><dd>${when(c.lastUsedAt)}</dd>
   </dl>${actions}</section><p><a href="${PANEL_BASE}/accounts">All accounts</a></p>`
 }

@@ -6,7 +6,7 @@ import { html, plural, prettyJson, when, type Html } from '../html.js'
 import { csrfField, PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
-import { DELIVERY_STATUSES, EVENT_TYPES, FILTER_PARAMS, REPLAY_FILTER_LIMIT, type DeliveryDetail, type DeliverySummary } from '../../webhooks/delivery-log.js'
+import { DELIVERY_STATUSES, FILTER_PARAMS, filterEventTypes, REPLAY_FILTER_LIMIT, type DeliveryDetail, type DeliverySummary } from '../../webhooks/delivery-log.js'
 import { EXCERPT_BYTES } from '../../webhooks/transport.js'
 import { badge, cell } from './format.js'
 
@@ -32,10 +32,10 @@ function select(name: string, label: string, current: string | undefined, option
     ${!known && current ? html`<option value="${current}" selected>${current}</option>` : ''}</select></label>`
 }
 
-function filterForm(f: FilterValues, credentials: readonly CredentialRecord[]): Html {
+function filterForm(f: FilterValues, eventTypes: readonly string[], credentials: readonly CredentialRecord[]): Html {
   return html`<form method="get" action="${PANEL_BASE}/deliveries" class="filters">
     ${select('status', 'Status', f.status, [['', 'any'], ...DELIVERY_STATUSES.map((s): [string, string] => [s, STATUS_WORDS[s]])])}
-    ${select('eventType', 'Event', f.eventType, [['', 'any'], ...EVENT_TYPES.map((e): [string, string] => [e, e.includes('.') || e === 'test' ? e : `${e} (any action)`])])}
+    ${select('eventType', 'Event', f.eventType, [['', 'any'], ...filterEventTypes(eventTypes).map((e): [string, string] => [e, e.includes('.') || e === 'test' ? e : `${e} (any action)`])])}
     <label>Resource <input type="text" name="resource" value="${f.resource ?? ''}" placeholder="product:12" maxlength="40"></label>
     ${select('credential', 'Credential', f.credential, [['', 'any'], ...credentials.map((c): [string, string] => [c.id, c.label])])}
     ${select('since', 'Created', f.since, SINCE_PRESETS)}
@@ -46,6 +46,8 @@ function filterForm(f: FilterValues, credentials: readonly CredentialRecord[]): 
 
 export interface DeliveryListData {
   readonly filter: FilterValues
+  /** The families' webhook event types (`registry.eventTypes`). */
+  readonly eventTypes: readonly string[]
   readonly items: readonly DeliverySummary[]
   readonly nextCursor: string | null
   readonly credentials: readonly CredentialRecord[]
@@ -59,7 +61,7 @@ export function deliveryListView(d: DeliveryListData): Html {
     <section><div class="quick">
       <a href="${deliveriesHref({ status: 'failed' })}"${d.filter.status === 'failed' && Object.values(d.filter).filter(Boolean).length === 1 ? html` aria-current="true"` : ''}>Dead-letter queue: ${plural(d.deadLetters, 'dead-lettered delivery', 'dead-lettered deliveries')}</a>
       <a href="${deliveriesHref({ status: 'queued' })}">Queued</a><a href="${deliveriesHref({ status: 'delivered', since: '24h' })}">Delivered in 24 hours</a>
-    </div>${filterForm(d.filter, d.credentials)}</section>
+    </div>${filterForm(d.filter, d.eventTypes, d.credentials)}</section>
     <section id="log">
     ${d.items.length === 0 ? html`<p class="muted">No delivery matches${filtered ? ' this filter' : ''}.</p>` : html`
     <div class="section-head"><h2>${filtered ? 'Matching deliveries' : 'All deliveries'}, newest first</h2>

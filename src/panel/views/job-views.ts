@@ -7,6 +7,7 @@ import type { PanelSession } from '../panel-sessions.js'
 import type { ErrorDetail } from '../../kernel/errors.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
 import type { Run, WorkflowView } from '../../jobs/workflow.js'
+import { describeBoundary, type BoundaryAxis } from '../../resources/boundary-axes.js'
 
 export interface JobFormValues {
   readonly name: string
@@ -14,13 +15,12 @@ export interface JobFormValues {
   readonly credentialId: string
   readonly cron: string
   readonly timezone: string
-  readonly sections: string
-  readonly entryIds: string
-  readonly productIds: string
+  /** Text of each boundary axis's field, by axis name (`sections`, `entryIds`). */
+  readonly boundary: Readonly<Record<string, string>>
   readonly config: string
 }
 
-export const emptyJobForm: JobFormValues = { name: '', templateKey: 'scheduled-catalog-sync', credentialId: '', cron: '', timezone: 'UTC', sections: '', entryIds: '', productIds: '', config: '' }
+export const emptyJobForm: JobFormValues = { name: '', templateKey: 'scheduled-catalog-sync', credentialId: '', cron: '', timezone: 'UTC', boundary: {}, config: '' }
 
 const badge = (text: string, kind = text) => html`<span class="badge ${kind}">${text}</span>`
 
@@ -30,10 +30,8 @@ function stateBadges(w: WorkflowView): Html {
 
 const runText = (r: Run | null) => (r ? html`${badge(r.status, r.status === 'succeeded' ? 'ok' : r.status === 'started' || r.status === 'approval_requested' ? 'queued' : 'failed')} <span class="muted">${when(r.occurrence)}</span>` : html`<span class="muted">none yet</span>`)
 
-function boundaryText(w: WorkflowView): string {
-  const b = w.boundary
-  if (!b) return 'none'
-  return [b.sections.length ? `sections ${b.sections.join(', ')}` : '', b.entryIds.length ? `entries ${b.entryIds.join(', ')}` : '', b.productIds.length ? `products ${b.productIds.join(', ')}` : ''].filter(Boolean).join('; ')
+function boundaryText(w: WorkflowView, axes: readonly BoundaryAxis[]): string {
+  return w.boundary ? describeBoundary(axes, w.boundary) : 'none'
 }
 
 function statusAction(s: PanelSession, w: WorkflowView): Html {
@@ -53,12 +51,12 @@ export function jobsListView(s: PanelSession, workflows: readonly WorkflowView[]
     </tbody></table>${workflows.length === 0 ? html`<p class="muted">No workflows yet.</p>` : ''}</section>`
 }
 
-export function jobDetailView(s: PanelSession, w: WorkflowView, runs: readonly Run[]): Html {
+export function jobDetailView(s: PanelSession, w: WorkflowView, runs: readonly Run[], axes: readonly BoundaryAxis[]): Html {
   return html`<h1>${w.name}</h1><section><dl class="kv">
     <dt>Id</dt><dd><code>${w.id}</code></dd><dt>Status</dt><dd>${stateBadges(w)}</dd><dt>Template</dt><dd>${w.templateKey}</dd>
     <dt>Runs as</dt><dd><a href="${PANEL_BASE}/accounts/${w.credentialId}"><code>${w.credentialId}</code></a></dd>
     <dt>Schedule</dt><dd><code>${w.schedule.cron}</code> in ${w.schedule.timezone}</dd><dt>Next due</dt><dd>${when(w.nextDueAt)}</dd>
-    <dt>Read boundary</dt><dd>${boundaryText(w)}</dd><dt>Config</dt><dd><pre>${prettyJson(w.config)}</pre></dd>
+    <dt>Read boundary</dt><dd>${boundaryText(w, axes)}</dd><dt>Config</dt><dd><pre>${prettyJson(w.config)}</pre></dd>
     <dt>Created</dt><dd>${when(w.createdAt)}</dd><dt>Updated</dt><dd>${when(w.updatedAt)}</dd></dl>
     <div class="actions">${statusAction(s, w)}${postButton(s, `${PANEL_BASE}/jobs/${w.id}/delete`, 'Delete', { danger: true })}</div></section>
     <section id="runs"><h2>Run history</h2>${runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<table>
@@ -68,13 +66,14 @@ export function jobDetailView(s: PanelSession, w: WorkflowView, runs: readonly R
     </tbody></table>`}</section><p><a href="${PANEL_BASE}/jobs">All jobs</a></p>`
 }
 
-export function jobFormView(s: PanelSession, credentials: readonly CredentialRecord[], v: JobFormValues, problems: readonly ErrorDetail[] = []): Html {
+export function jobFormView(s: PanelSession, credentials: readonly CredentialRecord[], axes: readonly BoundaryAxis[], v: JobFormValues, problems: readonly ErrorDetail[] = []): Html {
   const problemOf = (...params: string[]) => problems.filter((p) => params.some((x) => p.param === x || p.param.startsWith(`${x}.`)))
-  const field = (label: string, name: keyof JobFormValues, params: string[], input: Html) => {
+  const field = (label: string, name: string, params: string[], input: Html) => {
     const mine = problemOf(...params)
     return html`<label>${label} ${input}${mine.map((p) => html`<span class="fail field-error" data-field="${name}">${p.problem}</span>`)}</label>`
   }
-  const text = (name: keyof JobFormValues, placeholder = '') => html`<input type="text" name="${name}" value="${v[name]}" placeholder="${placeholder}">`
+  const input = (name: string, value: string, placeholder = '') => html`<input type="text" name="${name}" value="${value}" placeholder="${placeholder}">`
+  const text = (name: 'name' | 'templateKey' | 'cron' | 'timezone', placeholder = '') => input(name, v[name], placeholder)
   return html`<h1>Create workflow</h1>
     ${problems.length > 0 ? html`<div class="flash error" role="alert"><ul>${problems.map((p) => html`<li><strong>${p.param}</strong>: ${p.problem}</li>`)}</ul></div>` : ''}
     <form method="post" action="${PANEL_BASE}/jobs">${csrfField(s)}
@@ -85,9 +84,7 @@ export function jobFormView(s: PanelSession, credentials: readonly CredentialRec
       ${field('Cron expression (minute hour day-of-month month day-of-week)', 'cron', ['schedule.cron', 'schedule'], text('cron', '30 2 * * *'))}
       ${field('Time zone (IANA)', 'timezone', ['schedule.timezone'], text('timezone', 'Europe/Berlin'))}</section>
     <section><h2>Read boundary</h2><p class="muted">While a run is open, the credential reads only these records; leave all empty for no boundary.</p>
-      ${field('Sections (handles)', 'sections', ['boundary.sections', 'boundary'], text('sections', 'news, blog'))}
-      ${field('Entry ids', 'entryIds', ['boundary.entryIds'], text('entryIds', '12, 15'))}
-      ${field('Product ids', 'productIds', ['boundary.productIds'], text('productIds', '3, 4'))}</section>
+      ${axes.map((a, i) => field(a.values === 'id' ? a.label : `${a.label} (${a.key}s)`, a.name, [`boundary.${a.name}`, ...(i === 0 ? ['boundary'] : [])], input(a.name, v.boundary[a.name] ?? '', a.example)))}</section>
     <section>${field('Config (a JSON object)', 'config', ['config'], html`<textarea name="config" rows="3" placeholder="{&quot;destination&quot;: &quot;warehouse&quot;}">${v.config}</textarea>`)}</section>
     <p><button type="submit">Create workflow</button> <a href="${PANEL_BASE}/jobs">Cancel</a></p></form>`
 }
