@@ -7,7 +7,6 @@
 // or end within that second.
 import type { Database, Db } from '../store/database.js'
 import { OPEN_RUN_STATUSES, type WorkflowBoundary } from './workflow.js'
-import type { BoundaryValues } from '../kernel/caller.js'
 import type { ReadBoundary } from '../kernel/read-boundary.js'
 
 
