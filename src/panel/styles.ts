@@ -49,7 +49,7 @@ pre { background: #f0f2f6; padding: .6rem; overflow: auto; max-height: 20rem; wh
 .flash p { margin: .2rem 0; }
 .flash.ok { background: #e9f6ee; border-color: #9fd2b1; color: var(--fg); } .flash.error { background: #fbeaea; border-color: #e2a3a5; color: var(--fg); }
 .token { font-size: 1rem; background: #fff8dc; border: 2px dashed var(--warn); padding: .8rem; word-break: break-all; user-select: all; }
-.muted { color: var(--muted); }
+.muted, .masked { color: var(--muted); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 14rem), 1fr)); gap: .4rem 1rem; }
 .kv { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; margin: 0; }
 .kv dt { color: var(--muted); } .kv dd { margin: 0; overflow-wrap: anywhere; }
