@@ -71,7 +71,7 @@ test('the Jobs screen lists, creates, pauses, resumes and deletes workflows and 
   assert.match(row, new RegExp(`runs as <a href="/gatehouse/cp/accounts/${credential.id}">Sync &lt;worker&gt;</a>`))
   assert.ok(!row.includes(`<code>${credential.id}</code>`), 'the id is not what the list shows')
   const history = await s.page(`/gatehouse/cp/jobs/${id}`)
-  assert.match(history.body, /<td>w1<\/td>/)
+  assert.match(history.body, /<td data-label="Worker"><div>w1<\/div><\/td>/)
   assert.match(history.body, /copied 2 products/)
 
   // The run ends; the next occurrence passes its grace period without a run: overdue.

@@ -6,6 +6,7 @@ import { csrfField, PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
 import { errorSummary, fieldError, invalidAttrs, type FieldErrors } from '../field-errors.js'
 import { JOB_FIELDS, JOB_TEMPLATES } from '../job-form.js'
+import { cell } from './format.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
 import type { Run, WorkflowView } from '../../jobs/workflow.js'
 
@@ -52,10 +53,10 @@ export function jobsListView(s: PanelSession, workflows: readonly WorkflowView[]
   return html`<h1>Jobs</h1>
     ${overdue.length > 0 ? html`<div class="flash error" role="alert" id="overdue">${overdue.length} workflow${overdue.length === 1 ? ' is' : 's are'} overdue (due for more than ${graceSeconds} s with no run started): ${overdue.map((w) => w.name).join(', ')}</div>` : ''}
     <section><div class="actions"><a href="${PANEL_BASE}/jobs/new">Create workflow</a></div>
-    <table id="workflows"><thead><tr><th>Workflow</th><th>Schedule</th><th>Next due</th><th>Latest run</th><th>Status</th><th></th></tr></thead><tbody>
-    ${workflows.map((w) => html`<tr data-workflow="${w.id}"><td><a href="${PANEL_BASE}/jobs/${w.id}">${w.name}</a><br><span class="muted">${w.templateKey} · runs as ${runsAs(w, labels)}</span></td>
-      <td><code>${w.schedule.cron}</code><br><span class="muted">${w.schedule.timezone}</span></td><td>${when(w.nextDueAt)}</td><td>${runText(w.latestRun)}</td>
-      <td>${stateBadges(w)}</td><td>${statusAction(s, w)}</td></tr>`)}
+    <table id="workflows" class="cards"><thead><tr><th>Workflow</th><th>Schedule</th><th>Next due</th><th>Latest run</th><th>Status</th><th>Actions</th></tr></thead><tbody>
+    ${workflows.map((w) => html`<tr data-workflow="${w.id}">${cell('Workflow', html`<a href="${PANEL_BASE}/jobs/${w.id}">${w.name}</a><br><span class="muted">${w.templateKey} · runs as ${runsAs(w, labels)}</span>`)}
+      ${cell('Schedule', html`<code>${w.schedule.cron}</code><br><span class="muted">${w.schedule.timezone}</span>`)}${cell('Next due', when(w.nextDueAt))}${cell('Latest run', runText(w.latestRun))}
+      ${cell('Status', stateBadges(w))}${cell('Actions', statusAction(s, w))}</tr>`)}
     </tbody></table>${workflows.length === 0 ? html`<p class="muted">No workflows yet.</p>` : ''}</section>`
 }
 
@@ -67,10 +68,10 @@ export function jobDetailView(s: PanelSession, w: WorkflowView, runs: readonly R
     <dt>Read boundary</dt><dd>${boundaryText(w)}</dd><dt>Config</dt><dd><pre>${prettyJson(w.config)}</pre></dd>
     <dt>Created</dt><dd>${when(w.createdAt)}</dd><dt>Updated</dt><dd>${when(w.updatedAt)}</dd></dl>
     <div class="actions">${statusAction(s, w)}${postButton(s, `${PANEL_BASE}/jobs/${w.id}/delete`, 'Delete', { danger: true })}</div></section>
-    <section id="runs"><h2>Run history</h2>${runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<table>
+    <section id="runs"><h2>Run history</h2>${runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<table class="cards">
       <thead><tr><th>Occurrence</th><th>Status</th><th>Worker</th><th>Started</th><th>Finished</th><th>Lease until</th><th>Summary</th></tr></thead><tbody>
-      ${runs.map((r) => html`<tr><td>${when(r.occurrence)}<br><code>${r.id}</code></td><td>${runText(r)}</td><td>${r.workerId ?? '—'}</td><td>${when(r.startedAt)}</td>
-        <td>${when(r.finishedAt)}</td><td>${when(r.leaseExpiresAt)}</td><td>${r.summary ?? ''}${r.outcomeRefs.length > 0 ? html`<br><span class="muted">${r.outcomeRefs.map((o) => `${o.type} ${o.id}`).join(', ')}</span>` : ''}</td></tr>`)}
+      ${runs.map((r) => html`<tr>${cell('Occurrence', html`${when(r.occurrence)}<br><code>${r.id}</code>`)}${cell('Status', runText(r))}${cell('Worker', r.workerId ?? '—')}${cell('Started', when(r.startedAt))}
+        ${cell('Finished', when(r.finishedAt))}${cell('Lease until', when(r.leaseExpiresAt))}${cell('Summary', html`${r.summary ?? ''}${r.outcomeRefs.length > 0 ? html`<br><span class="muted">${r.outcomeRefs.map((o) => `${o.type} ${o.id}`).join(', ')}</span>` : ''}`)}</tr>`)}
     </tbody></table>`}</section><p><a href="${PANEL_BASE}/jobs">All jobs</a></p>`
 }
 
