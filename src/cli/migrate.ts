@@ -28,8 +28,12 @@ export function registerMigrate(program: Command): void {
       try {
         report = await migrateSchema(store.database, defaultRegistry.all, {
           dryRun: opts.dryRun, dropRemoved: opts.dropRemoved,
-          // Filling a new column can take a while on a large table: say what is done.
-          onStep: opts.json ? undefined : (s) => process.stderr.write(`schema step applied: ${s.description}${s.rowsFilled ? ` (${formatCount(s.rowsFilled)} rows filled)` : ''}\n`),
+          // Filling a new column can take a while on a large table: say what is done as it is.
+          // A step that filled no rows (every step on a fresh database) was quick; the table
+          // below lists it, and listing it here too would print each step twice.
+          onStep: opts.json ? undefined : (s) => {
+            if (s.rowsFilled) process.stderr.write(`schema step applied: ${s.description} (${formatCount(s.rowsFilled)} rows filled)\n`)
+          },
         })
       } finally {
         await store.close()

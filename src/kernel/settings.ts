@@ -1,8 +1,9 @@
 // Typed settings from the environment (and an optional .env). Every name starts with
 // PLUGIN_GATEHOUSE_. Invalid values stop start-up with a message naming the setting; the
 // two maxima the spec gives (webhook timeout 60, attempts 10) clamp with a warning instead.
-import { existsSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
+import { parseEnv } from 'node:util'
 import { pointsAtSink } from './sink-path.js'
 import { parseBoolean } from './booleans.js'
 
@@ -70,7 +71,12 @@ export interface Settings {
   readonly logLevel: string
   /** Settings that were clamped or ignored; readiness and diagnostics show them. */
   readonly warnings: readonly string[]
+  /** Every setting read, by full name, in the order read: where its value came from (the panel's Settings screen). */
+  readonly sources: Readonly<Record<string, SettingSource>>
 }
+
+/** Where a setting's value came from: a real environment variable, the `.env` file, or the default. */
+export type SettingSource = 'environment' | '.env' | 'default'
 
 export class SettingsError extends Error {
   constructor(readonly setting: string, problem: string) {
@@ -81,16 +87,34 @@ export class SettingsError extends Error {
 const PREFIX = 'PLUGIN_GATEHOUSE_'
 type Env = Readonly<Record<string, string | undefined>>
 
-/** Loads `.env` from the working directory into process.env without overriding real variables. */
-export function loadDotEnv(path = '.env'): void {
-  if (existsSync(path)) process.loadEnvFile(path)
+// Names the `.env` file supplied to process.env (loading twice must not make them look real).
+const fromDotEnvFile = new Set<string>()
+
+/**
+ * Loads `.env` from the working directory into `target` (process.env) without overriding real
+ * variables, as process.loadEnvFile does; answers the names it supplied, so settings can say
+ * which values came from the file.
+ */
+export function loadDotEnv(path = '.env', target: Record<string, string | undefined> = process.env): ReadonlySet<string> {
+  const supplied = target === process.env ? fromDotEnvFile : new Set<string>()
+  if (!existsSync(path)) return supplied
+  for (const [name, value] of Object.entries(parseEnv(readFileSync(path, 'utf8')))) {
+    if (target[name] !== undefined || value === undefined) continue
+    target[name] = value
+    supplied.add(name)
+  }
+  return supplied
 }
 
-export function loadSettings(env: Env = process.env): Settings {
+export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: ReadonlySet<string> } = {}): Settings {
   const warnings: string[] = []
+  const fromDotEnv = opts.fromDotEnv ?? (env === process.env ? fromDotEnvFile : new Set<string>())
+  const sources: Record<string, SettingSource> = {}
   const read = (name: string): string | undefined => {
     const v = env[PREFIX + name]
-    return v === undefined || v.trim() === '' ? undefined : v.trim()
+    const value = v === undefined || v.trim() === '' ? undefined : v.trim()
+    sources[PREFIX + name] = value === undefined ? 'default' : fromDotEnv.has(PREFIX + name) ? '.env' : 'environment'
+    return value
   }
   const bool = (name: string, def: boolean): boolean => {
     const v = read(name)
@@ -193,6 +217,7 @@ export function loadSettings(env: Env = process.env): Settings {
     redirectsFile,
     logLevel: read('LOG_LEVEL') ?? 'info',
     warnings,
+    sources,
   }
 }
 

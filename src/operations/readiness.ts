@@ -141,8 +141,10 @@ function providersCheck(services: Services): ReadinessCheck {
 async function workflowsCheck(services: Services): Promise<ReadinessCheck> {
   const { count, sample } = await services.jobs.overdue(20)
   const graceSeconds = services.jobs.overdueGraceMs / 1000
+  // Named, so the warning says which workers to look at (the first three; the details list up to 20).
+  const named = sample.slice(0, 3).map((w) => w.name).join(', ') + (count > 3 ? ` and ${count - 3} more` : '')
   return count > 0
-    ? check('workflows', 'warn', `${count} workflow${count === 1 ? '' : 's'} overdue: due for more than ${graceSeconds} s with no run started`, { overdue: count, graceSeconds, workflows: sample })
+    ? check('workflows', 'warn', `${count} workflow${count === 1 ? '' : 's'} overdue (due for more than ${graceSeconds} s with no run started): ${named}`, { overdue: count, graceSeconds, workflows: sample })
     : check('workflows', 'ok', 'no workflow is overdue', { overdue: 0, graceSeconds })
 }
 

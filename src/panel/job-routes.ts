@@ -5,10 +5,14 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, type ErrorDetail } from '../kernel/errors.js'
 import { workflowId } from '../api/jobs/job-admin-routes.js'
+import { workflowSchemas } from '../jobs/job-schemas.js'
+import { schemaProblems } from '../store/validation.js'
 import type { JobActor } from '../jobs/job-context.js'
 import type { WorkflowView } from '../jobs/workflow.js'
 import type { BoundaryAxis } from '../resources/boundary-axes.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
+import { fieldErrors } from './field-errors.js'
+import { jobWords, templateProblem } from './job-form.js'
 import { emptyJobForm, jobDetailView, jobFormView, jobsListView, type JobFormValues } from './views/job-views.js'
 
 const admin = (request: FastifyRequest): JobActor => ({ type: 'admin', id: sessionOf(request).username })
@@ -68,11 +72,14 @@ async function allWorkflows(ctx: PanelContext): Promise<WorkflowView[]> {
 export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { jobs, credentials } = ctx.services
   const axes = ctx.services.resources.boundaryAxes
+  const createSchema = workflowSchemas(axes).create
+  const words = jobWords(axes)
   const page = { title: 'Jobs' } as const
   const usable = async () => (await credentials.list()).filter((c) => c.status !== 'revoked')
+  const labels = async () => new Map((await credentials.list()).map((c) => [c.id, c.label]))
 
   panel.get('/jobs', { config: { screen: { title: 'Jobs', order: 50 } } }, async (request, reply) =>
-    renderPage(ctx, request, reply, page, jobsListView(sessionOf(request), await allWorkflows(ctx), jobs.overdueGraceMs / 1000)))
+    renderPage(ctx, request, reply, page, jobsListView(sessionOf(request), await allWorkflows(ctx), jobs.overdueGraceMs / 1000, await labels())))
 
   panel.get('/jobs/new', async (request, reply) =>
     renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), axes, emptyJobForm)))
@@ -80,14 +87,17 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
   panel.post('/jobs', async (request, reply) => {
     const values = readJobForm(formOf(request), axes)
     const { body, problems } = toBody(values, axes)
+    const template = templateProblem(values.templateKey)
+    if (template) problems.push(template)
     try {
-      if (problems.length > 0) throw new ApiError('INVALID_REQUEST', 'Invalid form', problems)
+      // With the form's own problems, also the schema's: every field's problem shows at once.
+      if (problems.length > 0) throw new ApiError('INVALID_REQUEST', 'Invalid form', [...problems, ...schemaProblems(createSchema, body)])
       const w = await jobs.create(body, admin(request))
       return redirectWith(ctx, request, reply, { kind: 'ok', text: `Created workflow ${w.name}; next due ${w.nextDueAt ?? 'never'}.` }, `jobs/${w.id}`)
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
       const shown = err.details && err.details.length > 0 ? err.details : [{ param: '(form)', problem: err.message }]
-      return renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), axes, values, shown), 400)
+      return renderPage(ctx, request, reply, { ...page, title: 'Create workflow' }, jobFormView(sessionOf(request), await usable(), axes, values, fieldErrors(shown, words)), 400)
     }
   })
 
@@ -95,7 +105,7 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
     const id = workflowId(request.params)
     const w = await jobs.get(id)
     const { items } = await jobs.runs(id, 50)
-    return renderPage(ctx, request, reply, { ...page, title: w.name }, jobDetailView(sessionOf(request), w, items, axes))
+    return renderPage(ctx, request, reply, { ...page, title: w.name }, jobDetailView(sessionOf(request), w, items, axes, await labels()))
   })
 
   for (const action of ['pause', 'resume'] as const) {

@@ -24,6 +24,7 @@ import { integrationRoutes } from './integration-routes.js'
 import { deliveryRoutes } from './delivery-routes.js'
 import { incidentRoutes } from './incident-routes.js'
 import { policyRoutes } from './policy-routes.js'
+import { settingsRoutes } from './settings-routes.js'
 
 export interface ControlPanelOptions {
   readonly services: Services
@@ -122,5 +123,6 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
       await policyRoutes(panel, ctx)
       await auditRoutes(panel, ctx)
     }
+    await settingsRoutes(panel, ctx)
   }, { prefix: PANEL_BASE })
 }

@@ -48,6 +48,7 @@ export async function statusRoutes(panel: FastifyInstance, ctx: PanelContext): P
         legacyToken: Boolean(settings.apiToken), adminToken: Boolean(settings.adminToken), rateLimitPerMinute: settings.rateLimitPerMinute,
         devMode: settings.devMode, writesExperimental: settings.writesExperimental,
       },
+      adminTokens: (await services.adminTokens.list()).filter((t) => t.status === 'active'),
       webhooks: await webhooks.status(),
       webhookCheck: readiness.checks.find((c) => c.name === 'webhookSettings'),
       secretSet: Boolean(settings.webhookSecret),

@@ -2,7 +2,8 @@
 // fonts, no script, so the panel works offline and under a strict Content-Security-Policy
 // (which also forbids inline styles: every colour, the charts' included, is a class here).
 // Laid out for 390 px phones up: tables marked `cards` become one card per row on narrow
-// screens (labelled from each cell's data-label), other tables scroll inside their box.
+// screens (labelled from each cell's data-label), so row actions stay on screen; anything else
+// wide scrolls inside its section (test/panel/layout-browser.test.ts measures every screen).
 export const PANEL_CSS = `
 :root { --fg: #1d2330; --muted: #5b6475; --line: #d8dde6; --bg: #f6f7f9; --ok: #19703a; --warn: #8a5a00; --bad: #a4161a; --accent: #2346a0; }
 * { box-sizing: border-box; }
@@ -30,7 +31,11 @@ h3 { font-size: 1rem; margin: .8rem 0 .4rem; }
 table { border-collapse: collapse; width: 100%; }
 th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 th { font-size: .8rem; text-transform: uppercase; color: var(--muted); }
+/* An unbreakable id or URL in a cell may break anywhere rather than widen its table past the page. */
+td { overflow-wrap: anywhere; }
 .scroll { overflow-x: auto; max-width: 100%; }
+/* Whatever else is wide (a table of many columns, a long line) scrolls inside its section, never the page. */
+main > section, main > form > section { overflow-x: auto; }
 @media (max-width: 700px) {
   table.cards thead { display: none; }
   table.cards, table.cards tbody, table.cards tr, table.cards td { display: block; width: 100%; }
@@ -49,7 +54,7 @@ pre { background: #f0f2f6; padding: .6rem; overflow: auto; max-height: 20rem; wh
 .flash p { margin: .2rem 0; }
 .flash.ok { background: #e9f6ee; border-color: #9fd2b1; color: var(--fg); } .flash.error { background: #fbeaea; border-color: #e2a3a5; color: var(--fg); }
 .token { font-size: 1rem; background: #fff8dc; border: 2px dashed var(--warn); padding: .8rem; word-break: break-all; user-select: all; }
-.muted { color: var(--muted); }
+.muted, .masked { color: var(--muted); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 14rem), 1fr)); gap: .4rem 1rem; }
 .kv { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: .25rem 1rem; margin: 0; }
 .kv dt { color: var(--muted); } .kv dd { margin: 0; overflow-wrap: anywhere; }

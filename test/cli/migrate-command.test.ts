@@ -47,6 +47,11 @@ test('migrate: --dry-run changes nothing, then migrations and schema steps are a
   assert.deepEqual(lines[0].split(/\s+/), ['MIGRATION', 'STATUS'])
   assert.deepEqual(lines.slice(1).map((l) => l.split(/\s{2,}/)), migrations.map((m) => [m.name, 'applied now']))
   assert.deepEqual(schema.split('\n').slice(1).map((l) => l.split(/\s{2,}/)), SINCE_FROZEN.map((step) => [step.kind, step.resourceType, 'applied now', step.description]))
+  // Each step is printed once: in the table, not also as a progress line (none filled rows).
+  for (const step of SINCE_FROZEN) {
+    assert.equal(`${first.stdout}${first.stderr}`.split(step.description).length - 1, 1, `printed once: ${step.description}`)
+  }
+  assert.equal(first.stderr, '')
   const again = await runCli(['migrate'], { env })
   assert.match(again.stdout, /^schema: matches the resource declarations$/m)
   const rows = await stored.db.selectFrom('migrations').select('name').orderBy('name').execute()

@@ -129,3 +129,33 @@ test('dates that say something already happened are never later than the moment 
   // Pending entries are scheduled: their post dates lie ahead.
   assert.ok((await docs(database.db, 'entries')).filter((e) => e.status === 'pending').every((e) => Date.parse(e.postDate as string) > now))
 })
+
+// With a webhook configured, demo records queue one delivery each (thousands a receiver never
+// asked for); `--no-webhooks` seeds the same data, change log included, and queues none.
+const WEBHOOK_ENV = { PLUGIN_GATEHOUSE_WEBHOOK_URL: 'http://127.0.0.1:9/hook', PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'seed-test-secret-0123456789abcdef' }
+const countOf = async (db: Db, table: string) => Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)
+
+for (const dialect of await testDialects()) {
+  test(`${dialect}: seed --demo --no-webhooks queues no webhook deliveries while a webhook is configured`, async (t) => {
+    const target = await cliDatabase(dialect)
+    t.after(() => target.destroy())
+    const res = await runCli(['seed', '--demo', '--no-webhooks'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: target.url, ...WEBHOOK_ENV } })
+    assert.equal(res.code, 0, res.stderr)
+    assert.match(res.stdout, /^No webhook deliveries were queued \(--no-webhooks\)\.$/m)
+    const database = target.open()
+    t.after(() => database.close())
+    assert.equal(await countOf(database.db, 'webhook_deliveries'), 0)
+    assert.ok(await countOf(database.db, 'change_log') > 2000, 'the change log records every write')
+  })
+}
+
+test('sqlite: seed --demo without the flag queues the demo records\' events when a webhook is configured', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const res = await runCli(['seed', '--demo'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: target.url, ...WEBHOOK_ENV } })
+  assert.equal(res.code, 0, res.stderr)
+  assert.doesNotMatch(res.stdout, /No webhook deliveries/)
+  const database = target.open()
+  t.after(() => database.close())
+  assert.ok(await countOf(database.db, 'webhook_deliveries') > 500)
+})

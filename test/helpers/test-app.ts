@@ -8,7 +8,7 @@ import { pino } from 'pino'
 import type { FastifyInstance } from 'fastify'
 import pg from 'pg'
 import { buildApp, type GatehouseApp } from '../../src/compose/app.js'
-import { loadSettings, type Settings } from '../../src/kernel/settings.js'
+import { loadDotEnv, loadSettings, type Settings } from '../../src/kernel/settings.js'
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { openapiDocument } from '../../src/contract/openapi.js'
@@ -134,17 +134,20 @@ export interface TestResponse {
   json(): any
 }
 
-export function testSettings(env: Record<string, string> = {}): Settings {
-  return loadSettings({ PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0', PLUGIN_GATEHOUSE_LOG_LEVEL: 'silent', ...env })
+/** `dotEnv`: a `.env` file read as the CLI reads one (its values fill what `env` leaves unset). */
+export function testSettings(env: Record<string, string> = {}, dotEnv?: string): Settings {
+  const all: Record<string, string | undefined> = { PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0', PLUGIN_GATEHOUSE_LOG_LEVEL: 'silent', ...env }
+  const fromDotEnv = dotEnv === undefined ? undefined : loadDotEnv(dotEnv, all)
+  return loadSettings(all, { fromDotEnv })
 }
 
 /**
  * `webhookWorker`: the in-process delivery worker is off in tests unless asked for (true or
  * options), so a test that sets a webhook URL never sends anything it did not mean to.
  */
-export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions; resources?: ResourceRegistry; providers?: ProviderTimings }): Promise<TestApp> {
+export async function buildTestApp(opts: { dialect: DialectName; env?: Record<string, string>; dotEnv?: string; database?: TestDatabase; webhookWorker?: boolean | WorkerOptions; resources?: ResourceRegistry; providers?: ProviderTimings }): Promise<TestApp> {
   const database = opts.database ?? (await testDatabase(opts.dialect))
-  const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env })
+  const settings = testSettings({ PLUGIN_GATEHOUSE_DATABASE_URL: database.url, ...opts.env }, opts.dotEnv)
   const registeredRoutes: RegisteredRoute[] = []
   const contractViolations: string[] = []
   let contract: ResponseContract | undefined

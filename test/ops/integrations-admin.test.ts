@@ -66,7 +66,7 @@ test('the navigation is the screens registered, in order; control-plane screens 
   const nav = (body: string) => [...(/<nav aria-label="Screens">(.*?)<\/nav>/s.exec(body)?.[1] ?? '').matchAll(/>([^<]+)<\/a>/g)].map((m) => m[1])
   const off = await panelApp()
   t.after(() => off.close())
-  assert.deepEqual(nav((await (await signedIn(off)).page('/gatehouse/cp/status')).body), ['Status', 'Integrations', 'Deliveries', 'Incidents', 'Jobs', 'Accounts'])
+  assert.deepEqual(nav((await (await signedIn(off)).page('/gatehouse/cp/status')).body), ['Status', 'Integrations', 'Deliveries', 'Incidents', 'Jobs', 'Accounts', 'Settings'])
   assert.equal((await (await signedIn(off)).page('/gatehouse/cp/policies')).statusCode, 404)
   const on = await buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true' } })
   t.after(() => on.close())
@@ -74,6 +74,6 @@ test('the navigation is the screens registered, in order; control-plane screens 
   await createAdmin(on.services.database.db, 'ops-admin', 'correct horse battery staple')
   const s = await signedIn(on)
   const deliveries = (await s.page('/gatehouse/cp/deliveries/replay')).body
-  assert.deepEqual(nav(deliveries), ['Status', 'Integrations', 'Deliveries', 'Incidents', 'Jobs', 'Accounts', 'Approvals', 'Policies', 'Audit'])
+  assert.deepEqual(nav(deliveries), ['Status', 'Integrations', 'Deliveries', 'Incidents', 'Jobs', 'Accounts', 'Approvals', 'Policies', 'Audit', 'Settings'])
   assert.match(deliveries, /<a href="\/gatehouse\/cp\/deliveries" aria-current="page">Deliveries<\/a>/, 'a page under a screen marks that screen')
 })

@@ -94,7 +94,7 @@ test('the operator console in a real browser: every screen, at 390 px and on the
     const session = (await context.cookies()).find((c) => c.name === 'gatehouse_session')
     assert.equal(session?.httpOnly, true)
     assert.equal(session?.sameSite, 'Strict')
-    assert.deepEqual(await page.locator('header nav a').allTextContents(), ['Status', 'Integrations', 'Deliveries', 'Incidents', 'Jobs', 'Accounts', 'Approvals', 'Policies', 'Audit'])
+    assert.deepEqual(await page.locator('header nav a').allTextContents(), ['Status', 'Integrations', 'Deliveries', 'Incidents', 'Jobs', 'Accounts', 'Approvals', 'Policies', 'Audit', 'Settings'])
     assert.equal(await page.getAttribute('header nav a[aria-current=page]', 'href'), '/gatehouse/cp/accounts')
 
     await page.click('text=Create credential')

@@ -27,13 +27,26 @@ test('the Jobs screen lists, creates, pauses, resumes and deletes workflows and 
 
   const bad = await s.submit('/gatehouse/cp/jobs', { name: 'Nightly', templateKey: 'scheduled-catalog-sync', credentialId: credential.id, cron: '30 2 * *', timezone: 'Europe/Berlim', sections: '', entryIds: '', productIds: '', config: '' })
   assert.equal(bad.statusCode, 400)
-  assert.match(bad.body, /<span class="fail field-error" data-field="cron">expected 5 fields \(minute hour day-of-month month day-of-week\), got 4<\/span>/)
-  assert.match(bad.body, /<span class="fail field-error" data-field="timezone">unknown IANA time zone &quot;Europe\/Berlim&quot;<\/span>/)
+  // Each problem in words under its field (as Create credential does), the runtime's detail kept where it helps.
+  assert.match(bad.body, /<p class="field-error" id="error-cron">Write five fields: minute, hour, day of month, month and day of week; 30 2 \* \* \* is 02:30 every day \(here: expected 5 fields \(minute hour day-of-month month day-of-week\), got 4\)\.<\/p>/)
+  assert.match(bad.body, /<p class="field-error" id="error-timezone">Write an IANA time zone name such as Europe\/Berlin, America\/New_York or UTC \(&quot;Europe\/Berlim&quot; is not one\)\.<\/p>/)
+  assert.match(bad.body, /name="cron" value="30 2 \* \*" placeholder="30 2 \* \* \*" aria-invalid="true" aria-describedby="error-cron"/)
+  assert.match(bad.body, /<strong>2 fields need attention:<\/strong>\s*<a href="#field-cron">Cron expression<\/a>, <a href="#field-timezone">Time zone<\/a>\./)
+  assert.doesNotMatch(bad.body, /Expected|schedule\.cron/, 'no validator text, no parameter paths')
   assert.match(bad.body, /name="cron" value="30 2 \* \*"/, 'the values typed are kept')
   const badIds = await s.submit('/gatehouse/cp/jobs', { name: 'Nightly', templateKey: 'scheduled-catalog-sync', credentialId: credential.id, cron: '0 * * * *', timezone: 'UTC', entryIds: '4, four', config: '{nope' })
   assert.equal(badIds.statusCode, 400)
-  assert.match(badIds.body, /data-field="entryIds">&quot;four&quot; is not a positive integer id/)
-  assert.match(badIds.body, /data-field="config">not valid JSON/)
+  assert.match(badIds.body, /id="error-entryIds">Write entry ids as whole numbers separated by commas or spaces \(&quot;four&quot; is not one\)\./)
+  assert.match(badIds.body, /id="error-config">Write the config as a JSON object, such as \{&quot;destination&quot;: &quot;warehouse&quot;\}, or leave it empty\./)
+  // The template is a choice of the known ones; anything else (a forged form) is refused beside it, as is a missing name or credential.
+  assert.match(form.body, /<select name="templateKey"><option value="catalog-sync">[^<]+\(catalog-sync\)<\/option>/)
+  assert.match(form.body, /<option value="scheduled-catalog-sync" selected>Scheduled catalog sync \(scheduled-catalog-sync\)<\/option>/)
+  const badChoice = await s.submit('/gatehouse/cp/jobs', { name: '', templateKey: 'nightly-magic', credentialId: '', cron: '0 * * * *', timezone: 'UTC' })
+  assert.equal(badChoice.statusCode, 400)
+  assert.match(badChoice.body, /id="error-templateKey">Choose one of the templates: catalog-sync, [a-z, -]*scheduled-catalog-sync[a-z, -]*\.<\/p>/)
+  assert.match(badChoice.body, /id="error-name">Give the workflow a name of up to 200 characters, so people can tell what it does\.<\/p>/)
+  assert.match(badChoice.body, /id="error-credentialId">Choose the credential the workflow runs as\.<\/p>/)
+  assert.doesNotMatch(badChoice.body, /Expected/)
   assert.deepEqual(await app.database.db.selectFrom('workflows').select('id').execute(), [], 'refused forms create nothing')
 
   const created = await s.submit('/gatehouse/cp/jobs', { name: 'Hourly export', templateKey: 'scheduled-catalog-sync', credentialId: credential.id, cron: '0 * * * *', timezone: 'UTC', sections: 'news', entryIds: '', productIds: '3', config: '{"destination":"warehouse"}' })
@@ -42,6 +55,7 @@ test('the Jobs screen lists, creates, pauses, resumes and deletes workflows and 
   const detail = await s.page(`/gatehouse/cp/jobs/${id}`)
   assert.match(detail.body, /Created workflow Hourly export; next due 2025-06-02T09:00:00.000Z/)
   assert.match(detail.body, /sections news; products 3/)
+  assert.match(detail.body, new RegExp(`<dt>Runs as</dt><dd><a href="/gatehouse/cp/accounts/${credential.id}">Sync &lt;worker&gt;</a> <code>${credential.id}</code></dd>`))
   assert.match(detail.body, /No runs yet/)
 
   now = Date.parse('2025-06-02T09:05:00Z')
@@ -53,8 +67,11 @@ test('the Jobs screen lists, creates, pauses, resumes and deletes workflows and 
   assert.match(row, /2025-06-02 10:00:00Z/, 'next due')
   assert.match(row, /badge queued">started<\/span> <span class="muted">2025-06-02 09:00:00Z/, 'latest run')
   assert.match(row, /badge active">active<\/span>/)
+  // The credential is named by its label (linked to it), not by its id.
+  assert.match(row, new RegExp(`runs as <a href="/gatehouse/cp/accounts/${credential.id}">Sync &lt;worker&gt;</a>`))
+  assert.ok(!row.includes(`<code>${credential.id}</code>`), 'the id is not what the list shows')
   const history = await s.page(`/gatehouse/cp/jobs/${id}`)
-  assert.match(history.body, /<td>w1<\/td>/)
+  assert.match(history.body, /<td data-label="Worker"><div>w1<\/div><\/td>/)
   assert.match(history.body, /copied 2 products/)
 
   // The run ends; the next occurrence passes its grace period without a run: overdue.

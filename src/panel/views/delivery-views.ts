@@ -85,6 +85,23 @@ function attemptCard(a: DeliveryDetail['attemptLog'][number]): Html {
     ${answer}</li>`
 }
 
+/**
+ * Attempts grouped by round: the first delivery, then each replay. A replay starts the count
+ * again (attempts are numbered from 1 per round), so a number not above the one before it
+ * begins the next round. Without a replay there is one list, untitled.
+ */
+function attemptRounds(log: DeliveryDetail['attemptLog']): Html {
+  const rounds: DeliveryDetail['attemptLog'][number][][] = []
+  for (const a of log) {
+    const current = rounds[rounds.length - 1]
+    if (!current || a.attempt <= current[current.length - 1].attempt) rounds.push([a])
+    else current.push(a)
+  }
+  if (rounds.length === 1) return html`<ol class="attempts">${rounds[0].map(attemptCard)}</ol>`
+  return html`${rounds.map((r, i) => html`<h3 id="round-${i}">${i === 0 ? 'First delivery' : `Replay ${i}`} <span class="muted">${when(r[0].attemptedAt)}, ${plural(r.length, 'attempt', 'attempts')}</span></h3>
+    <ol class="attempts" data-round="${i}">${r.map(attemptCard)}</ol>`)}`
+}
+
 export function deliveryView(s: PanelSession, d: DeliveryDetail, labels: ReadonlyMap<string, string>): Html {
   const replayable = d.status === 'failed' || d.status === 'delivered'
   return html`<h1>Delivery ${d.id}</h1><section><dl class="kv">
@@ -99,7 +116,7 @@ export function deliveryView(s: PanelSession, d: DeliveryDetail, labels: Readonl
     <div class="actions">${replayable ? postButton(s, `${PANEL_BASE}/deliveries/${d.id}/replay`, d.status === 'failed' ? 'Replay' : 'Send again') : html`<span class="muted">Queued: it will be attempted again without a replay.</span>`}
       <a href="${PANEL_BASE}/deliveries">Delivery log</a></div></section>
     <section id="attempts"><h2>${plural(d.attemptLog.length, 'attempt', 'attempts')} recorded</h2>
-      ${d.attemptLog.length === 0 ? html`<p class="muted">No attempt recorded yet.</p>` : html`<ol class="attempts">${d.attemptLog.map(attemptCard)}</ol>`}</section>
+      ${d.attemptLog.length === 0 ? html`<p class="muted">No attempt recorded yet.</p>` : attemptRounds(d.attemptLog)}</section>
     <section id="payload"><h2>Payload</h2><p class="muted">The exact body every attempt sent and signed.</p><pre>${prettyJson(d.payload)}</pre></section>`
 }
 

@@ -21,3 +21,10 @@ export const badge = (text: string, tone: string = text): Html => html`<span cla
  * and the one wrapper beside it are the two columns of a card's row).
  */
 export const cell = (label: string, content: Html | string | number | null | undefined): Html => html`<td data-label="${label}"><div>${content}</div></td>`
+
+/**
+ * Text whose `backticked` spans are code (incident and lifecycle actions are written for the
+ * API's plain-text answers too): each span becomes <code>, everything escaped.
+ */
+export const withCode = (text: string): Html =>
+  html`${text.split(/`([^`]+)`/).map((part, i) => (i % 2 === 1 ? html`<code>${part}</code>` : part))}`

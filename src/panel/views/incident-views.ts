@@ -3,7 +3,7 @@
 import { html, when, type Html } from '../html.js'
 import type { Incident } from '../../ops/incident-monitor.js'
 import type { Threshold } from '../../ops/incident-rules.js'
-import { badge, cell, duration } from './format.js'
+import { badge, cell, duration, withCode } from './format.js'
 
 const bySeconds = (i: Incident) => Object.values(i.thresholds).some((t) => t?.seconds !== undefined)
 const valueText = (i: Incident, v: number) => (bySeconds(i) ? duration(v) : v.toLocaleString('en'))
@@ -27,7 +27,7 @@ function openCard(i: Incident, now: number): Html {
     <dt>Thresholds</dt><dd>${thresholds(i)}</dd>
     <dt>Open since</dt><dd>${when(i.openedAt)} (${duration((now - Date.parse(i.openedAt)) / 1000)})</dd>
     <dt>Highest level</dt><dd>${badge(i.severity)}</dd>
-  </dl><p class="action"><strong>Recommended action:</strong> ${i.recommendedAction}</p></section>`
+  </dl><p class="action"><strong>Recommended action:</strong> ${withCode(i.recommendedAction)}</p></section>`
 }
 
 export function incidentsView(incidents: readonly Incident[], now = Date.now()): Html {
@@ -40,6 +40,6 @@ export function incidentsView(incidents: readonly Incident[], now = Date.now()):
       <table class="cards"><thead><tr><th>Incident</th><th>Highest level</th><th>Peak</th><th>Opened</th><th>Lasted</th><th>Recommended action</th></tr></thead><tbody>
       ${resolved.map((i) => html`<tr>${cell('Incident', html`${i.summary}<br><code>${i.category}</code>`)}${cell('Highest level', badge(i.severity))}
         ${cell('Peak', html`${valueText(i, i.peakValue)} <span class="muted">${i.signal}</span>`)}${cell('Opened', when(i.openedAt))}
-        ${cell('Lasted', duration((Date.parse(i.resolvedAt ?? i.openedAt) - Date.parse(i.openedAt)) / 1000))}${cell('Recommended action', i.recommendedAction)}</tr>`)}
+        ${cell('Lasted', duration((Date.parse(i.resolvedAt ?? i.openedAt) - Date.parse(i.openedAt)) / 1000))}${cell('Recommended action', withCode(i.recommendedAction))}</tr>`)}
       </tbody></table>`}</section>`
 }

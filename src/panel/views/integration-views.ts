@@ -5,7 +5,7 @@ import { html, plural, when, type Html } from '../html.js'
 import { PANEL_BASE } from '../layout.js'
 import type { IntegrationOverview, IntegrationRow } from '../../operations/integration-overview.js'
 import type { Finding } from '../../ops/lifecycle.js'
-import { badge, cell, duration } from './format.js'
+import { badge, cell, duration, withCode } from './format.js'
 import { trafficCharts } from './traffic-charts.js'
 
 const FINDINGS: Record<Finding['code'], string> = {
@@ -74,6 +74,6 @@ export function integrationView(o: IntegrationOverview): Html {
     ${lagSection(o)}${webhookSection(o)}
     <section id="lifecycle"><h2>Lifecycle ${badge(`${l.risk} risk`, `risk-${l.risk}`)}</h2>
       ${l.findings.length === 0 ? html`<p class="ok">No findings.</p>` : html`<ul>${l.findings.map((f) => html`<li>${FINDINGS[f]}</li>`)}</ul>`}
-      <p><strong>Recommended:</strong> ${l.recommendedAction}</p></section>
+      <p><strong>Recommended:</strong> ${withCode(l.recommendedAction)}</p></section>
     <p><a href="${PANEL_BASE}/integrations">All integrations</a></p>`
 }

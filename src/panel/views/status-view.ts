@@ -4,9 +4,10 @@
 import { html, plural, prettyJson, when, type Html } from '../html.js'
 import { PANEL_BASE, postButton } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
-import type { Readiness } from '../../operations/readiness.js'
+import type { Readiness, ReadinessCheck } from '../../operations/readiness.js'
 import type { LifecycleReport } from '../../ops/lifecycle.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
+import type { AdminTokenRecord } from '../../auth/admin-tokens.js'
 import type { WebhookStatus } from '../../webhooks/webhook-service.js'
 import type { ProbeLedger } from '../../webhooks/probe.js'
 import type { SinkView } from '../../webhooks/sink-captures.js'
@@ -19,6 +20,8 @@ export interface StatusData {
   readonly credentials: readonly CredentialRecord[]
   readonly lifecycle: LifecycleReport
   readonly posture: { readonly legacyToken: boolean; readonly adminToken: boolean; readonly rateLimitPerMinute: number; readonly devMode: boolean; readonly writesExperimental: boolean }
+  /** Managed admin API tokens (`gta_…`) that still work. */
+  readonly adminTokens: readonly AdminTokenRecord[]
   readonly webhooks: WebhookStatus
   readonly webhookCheck: { readonly status: string; readonly message: string } | undefined
   readonly secretSet: boolean
@@ -40,14 +43,24 @@ const CHECK_PAGES: Readonly<Record<string, { href: string; text: string }>> = {
 
 const badge = (text: string) => html`<span class="badge ${text}">${text}</span>`
 
+/** The overdue-workflows warning with each workflow named and linked to its page. */
+function overdueWorkflows(c: ReadinessCheck): Html {
+  const d = (c.details ?? {}) as { overdue?: number; graceSeconds?: number; workflows?: { id: string; name: string }[] }
+  const listed = d.workflows ?? []
+  const more = (d.overdue ?? listed.length) - listed.length
+  return html`${plural(d.overdue ?? listed.length, 'workflow', 'workflows')} overdue (due for more than ${d.graceSeconds ?? '?'} s with no run started):
+    ${listed.map((w, i) => html`${i > 0 ? ', ' : ''}<a href="${PANEL_BASE}/jobs/${w.id}">${w.name}</a>`)}${more > 0 ? html` and <a href="${PANEL_BASE}/jobs">${more} more</a>` : ''}`
+}
+
 function readinessSection(r: Readiness): Html {
   const link = (name: string, message: string) => {
     const target = CHECK_PAGES[name]
     return target ? html`<a href="${target.href}">${message}</a>` : message
   }
+  const shown = (c: ReadinessCheck) => (c.status === 'ok' ? c.message : c.name === 'workflows' ? overdueWorkflows(c) : link(c.name, c.message))
   return html`<section id="readiness"><h2>Readiness ${badge(r.verdict)}</h2>
     <div class="scroll"><table><thead><tr><th>Check</th><th>Status</th><th>Message</th></tr></thead><tbody>
-    ${r.checks.map((c) => html`<tr><td>${c.name}</td><td>${badge(c.status)}</td><td>${c.status === 'ok' ? c.message : link(c.name, c.message)}</td></tr>`)}
+    ${r.checks.map((c) => html`<tr><td>${c.name}</td><td>${badge(c.status)}</td><td>${shown(c)}</td></tr>`)}
     </tbody></table></div><p class="muted">Checked ${when(r.checkedAt)}</p></section>`
 }
 
@@ -62,6 +75,14 @@ function atRisk(d: StatusData): Html | string {
   return n === 0 ? 'none' : html`<a href="${PANEL_BASE}/integrations?risk=high">${plural(n, 'credential', 'credentials')}</a>`
 }
 
+/** The admin API's ways in: managed tokens (hint and label, never the token) and the configured one. */
+function adminTokensText(d: StatusData): Html | string {
+  const managed = d.adminTokens.map((t, i) => html`${i > 0 ? ', ' : ''}<code>${t.tokenHint}</code> ${t.label}`)
+  const configured = d.posture.adminToken ? 'PLUGIN_GATEHOUSE_ADMIN_TOKEN is set' : ''
+  if (managed.length === 0 && !configured) return 'none: the admin API cannot be used (create one with gatehouse admin token create)'
+  return html`${managed.length > 0 ? html`${plural(managed.length, 'managed token', 'managed tokens')} active: ${managed}` : ''}${managed.length > 0 && configured ? '; ' : ''}${configured}`
+}
+
 function postureSection(d: StatusData): Html {
   const lc = d.lifecycle.credentials
   const count = (f: (c: (typeof lc)[number]) => boolean) => lc.filter(f).length
@@ -73,7 +94,7 @@ function postureSection(d: StatusData): Html {
     <dt>Expiring soon</dt><dd>${expiring.length === 0 ? 'none' : expiring.map((c, i) => html`${i > 0 ? ', ' : ''}<a href="${PANEL_BASE}/accounts/${c.credentialId}">${c.label}</a> (${c.expiresInDays} d)`)}</dd>
     <dt>At high or critical risk</dt><dd>${atRisk(d)}</dd>
     <dt>Legacy token</dt><dd class="${d.posture.legacyToken ? 'warn' : ''}">${legacyText}</dd>
-    <dt>Admin token</dt><dd>${d.posture.adminToken ? 'configured' : 'not configured'}</dd>
+    <dt>Admin tokens</dt><dd id="admin-tokens">${adminTokensText(d)}</dd>
     <dt>Rate limit</dt><dd>${d.posture.rateLimitPerMinute === 0 ? html`<span class="warn">off</span>` : `${d.posture.rateLimitPerMinute} requests per minute per credential`}</dd>
     <dt>Development mode</dt><dd>${d.posture.devMode ? 'on' : 'off'}</dd>
     <dt>Experimental writes</dt><dd>${d.posture.writesExperimental ? 'on' : 'off'}</dd>

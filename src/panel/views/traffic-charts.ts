@@ -24,7 +24,10 @@ export function rangeLinks(path: string, current: ChartRange, keep: Record<strin
 
 export function trafficCharts(series: Series, which: readonly TrafficChart[]): Html {
   const t = series.totals
-  const timeLabel = series.range === 'week'
+  // A window that crosses midnight (the week always, the day unless it starts at 00:00) labels
+  // its points with their date: "09:15 … 09:00" would not say which day is which.
+  const days = new Set(series.points.map((p) => p.at.slice(0, 10)))
+  const timeLabel = series.range === 'week' || days.size > 1
     ? (iso: string) => `${iso.slice(5, 10)} ${iso.slice(11, 16)}`
     : (iso: string) => iso.slice(11, 16)
   const per = `per ${every(series.stepSeconds)} (UTC)`

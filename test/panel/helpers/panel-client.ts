@@ -36,8 +36,8 @@ export function csrfOf(html: string): string {
   return m[1]
 }
 
-export async function panelApp(env: Record<string, string> = {}, opts: { webhookWorker?: WorkerOptions } = {}): Promise<TestApp> {
-  const app = await buildTestApp({ dialect: 'sqlite', env, webhookWorker: opts.webhookWorker })
+export async function panelApp(env: Record<string, string> = {}, opts: { webhookWorker?: WorkerOptions; dotEnv?: string } = {}): Promise<TestApp> {
+  const app = await buildTestApp({ dialect: 'sqlite', env, webhookWorker: opts.webhookWorker, dotEnv: opts.dotEnv })
   await createAdmin(app.services.database.db, ADMIN_USER, ADMIN_PASSWORD)
   return app
 }
