@@ -10,6 +10,7 @@ import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
 import { pointsAtSink } from '../kernel/sink-path.js'
 import { pingDatabase } from '../store/ping.js'
+import { round2 } from '../kernel/numbers.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 export type Verdict = 'ready' | 'degraded' | 'not_ready'
@@ -60,7 +61,7 @@ async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
   try {
     const started = performance.now()
     await withDeadline(pingDatabase(services.database.db), READINESS_LIMITS.databaseCheckMs)
-    const ms = Math.round((performance.now() - started) * 100) / 100
+    const ms = round2(performance.now() - started)
     const pending = await withDeadline(pendingMigrations(services.database), READINESS_LIMITS.databaseCheckMs)
     return [
       check('database', 'ok', `${services.database.adapter.name} reachable`, { dialect: services.database.adapter.name, roundTripMs: ms }),
