@@ -8,6 +8,7 @@ import type { Caller } from '../kernel/caller.js'
 import type { RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../kernel/settings.js'
 import { sendError } from './error-handler.js'
+import { RouteTable, sendUnmatched } from './route-table.js'
 import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
@@ -113,19 +114,15 @@ function scopeKey(caller: Caller): string {
   return key
 }
 
-const toRegex = (path: string) => new RegExp('^' + path.replace(/:[A-Za-z]+/g, '[^/]+') + '/?$')
-
 export async function machineApi(app: FastifyInstance, opts: MachineApiOptions): Promise<void> {
   const authenticate = makeAuthenticator(opts)
   const enabled = opts.routes.filter((r) => routeEnabled(r, opts.settings))
-  const methodsByPath: { regex: RegExp; methods: Set<string> }[] = []
+  const table = new RouteTable({ headWithGet: true })
   const started = new WeakMap<FastifyRequest, number>()
 
   const register = (prefix: string, route: MachineRoute) => {
     const url = prefix + route.path
-    const entry = methodsByPath.find((m) => m.regex.source === toRegex(url).source)
-    if (entry) entry.methods.add(route.method)
-    else methodsByPath.push({ regex: toRegex(url), methods: new Set([route.method]) })
+    table.add(url, [route.method])
     app.route({
       method: route.method,
       url,
@@ -180,26 +177,14 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
     }
   }
 
+  const notFound = (method: string, path: string) => `No route ${method} ${path}`
   // Unknown paths under the base (and other methods on a root alias, which must behave like
   // the base path): authenticate first, then 405 (known path, other method) or 404.
   app.setNotFoundHandler(async (request, reply) => {
     const path = request.url.split('?')[0]
     if (!path.startsWith(BASE_PATH + '/') && path !== BASE_PATH && !rootAliases.has(path)) {
-      return sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`))
+      return sendError(reply, request, new ApiError('NOT_FOUND', notFound(request.method, path)))
     }
-    reply.header('Cache-Control', 'no-store')
-    try {
-      await authenticate(request, reply)
-    } catch (err) {
-      if (err instanceof ApiError) return sendError(reply, request, err)
-      throw err
-    }
-    const known = methodsByPath.find((m) => m.regex.test(path))
-    if (known) {
-      const allow = [...known.methods, ...(known.methods.has('GET') ? ['HEAD'] : [])].join(', ')
-      reply.header('Allow', allow)
-      return sendError(reply, request, new ApiError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`))
-    }
-    return sendError(reply, request, new ApiError('NOT_FOUND', `No route ${request.method} ${path}`))
+    return sendUnmatched(request, reply, { table, authenticate, notFound })
   })
 }

@@ -6,7 +6,7 @@ import type { AdminTokenRecord } from '../auth/admin-tokens.js'
 import { openStore, withServices } from './context.js'
 import { operator } from './operator.js'
 import { readNewPassword } from './password-input.js'
-import { printJson, printTable } from './output.js'
+import { printJson, printNewToken, printTable } from './output.js'
 
 export function registerAdmin(program: Command): void {
   const admin = program.command('admin').description('control-panel admin accounts')
@@ -71,7 +71,7 @@ function registerAdminTokens(admin: Command): void {
       const { adminToken, token } = await services.adminTokens.create(opts.label, operator())
       if (opts.json) return printJson({ adminToken, token })
       printAdminToken(adminToken)
-      process.stdout.write(`token:     ${token}\n(shown once: store it now; only its digest is kept)\n`)
+      printNewToken(token)
     }))
 
   tokens.command('list')

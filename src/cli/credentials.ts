@@ -5,7 +5,7 @@ import { expiryFromDuration, type CredentialRecord } from '../auth/credentials.j
 import { operator } from './operator.js'
 import { withServices } from './context.js'
 import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
-import { printJson, printTable } from './output.js'
+import { printJson, printNewToken, printTable } from './output.js'
 
 interface CreateOptions {
   readonly label: string
@@ -37,7 +37,7 @@ export function registerCredentials(program: Command): void {
       }, operator())
       if (opts.json) return printJson({ credential, token })
       printRecord(credential)
-      process.stdout.write(`token:     ${token}\n(shown once: store it now; only its digest is kept)\n`)
+      printNewToken(token)
     }))
 
   credentials.command('list')

@@ -11,6 +11,11 @@ export function printTable(headers: readonly string[], rows: readonly (readonly 
   process.stdout.write([line(headers), ...rows.map(line)].join('\n') + '\n')
 }
 
+/** A token just issued: printed once, since only its digest is kept. */
+export function printNewToken(token: string): void {
+  process.stdout.write(`token:     ${token}\n(shown once: store it now; only its digest is kept)\n`)
+}
+
 export const formatCount = (n: number) => n.toLocaleString('en-US')
 
 export const formatSeconds = (ms: number) => `${(ms / 1000).toFixed(1)}s`

@@ -4,7 +4,6 @@ import { pino, type Logger } from 'pino'
 import type { Settings } from '../kernel/settings.js'
 import { defaultRegistry, type ResourceRegistry } from '../resources/index.js'
 import { openDatabase, type Database } from '../store/database.js'
-import { pendingMigrations } from '../store/migrations/index.js'
 import { migrateSchema } from '../store/schema-reconcile.js'
 import { createServices } from './services.js'
 import { type Services } from '../operations/services.js'
@@ -35,12 +34,11 @@ import { sinkEnabled } from '../webhooks/sink-url.js'
 import type { WorkerOptions } from '../webhooks/delivery-worker.js'
 import { PanelSessions } from '../panel/panel-sessions.js'
 import { controlPanel } from '../panel/panel-plugin.js'
-import { checkReadiness, READINESS_LIMITS, withDeadline } from '../operations/readiness.js'
+import { checkReadiness, databaseReady } from '../operations/readiness.js'
 import { validatorCompiler } from '../api/validator-compiler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.js'
 import { providerRoutes } from '../api/providers/provider-routes.js'
 import type { ProviderTimings } from '../providers/provider-registry.js'
-import { pingDatabase } from '../store/ping.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -197,16 +195,9 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
 
   // Load-balancer probes: unauthenticated, no details.
   app.get('/livez', async (_req, reply) => reply.type('application/json').send('{"ok":true}'))
-  app.get('/readyz', async (_req, reply) => {
-    try {
-      await withDeadline(pingDatabase(database.db), READINESS_LIMITS.databaseCheckMs)
-      const pending = await withDeadline(pendingMigrations(database), READINESS_LIMITS.databaseCheckMs)
-      if (pending.length > 0) return reply.code(503).type('application/json').send('{"ok":false}')
-      return reply.type('application/json').send('{"ok":true}')
-    } catch {
-      return reply.code(503).type('application/json').send('{"ok":false}')
-    }
-  })
+  app.get('/readyz', async (_req, reply) => (await databaseReady(database))
+    ? reply.type('application/json').send('{"ok":true}')
+    : reply.code(503).type('application/json').send('{"ok":false}'))
 
   // Other processes' commits drop cached pages and wake the delivery worker (PostgreSQL).
   await services.changes.start()

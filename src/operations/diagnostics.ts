@@ -4,6 +4,7 @@
 // security. Redacted means: no token, token hint, secret, database URL, receiver path or
 // record content; only counts, names, flags and hosts.
 import type { Caller } from '../kernel/caller.js'
+import { round2 } from '../kernel/numbers.js'
 import type { Services } from './services.js'
 import { changeLogStats, readChanges } from '../store/change-log.js'
 import { countCheckpoints } from '../integration/sync-state-store.js'
@@ -83,9 +84,9 @@ async function smokeCheck(services: Services) {
     const started = performance.now()
     try {
       await fn()
-      steps.push({ name, status: 'ok', ms: Math.round((performance.now() - started) * 100) / 100 })
+      steps.push({ name, status: 'ok', ms: round2(performance.now() - started) })
     } catch {
-      steps.push({ name, status: 'error', ms: Math.round((performance.now() - started) * 100) / 100 })
+      steps.push({ name, status: 'error', ms: round2(performance.now() - started) })
     }
   }
   await step('database round trip', async () => { await pingDatabase(services.database.db) })

@@ -3,6 +3,7 @@
 // needs an operator: a growing backlog, dead letters, a missing worker, open incidents,
 // clamped settings, an unavailable provider), otherwise `ready`.
 import type { Services } from './services.js'
+import type { Database } from '../store/database.js'
 import { pendingMigrations } from '../store/migrations/index.js'
 import { schemaPlan } from '../store/schema-reconcile.js'
 import { differencesOf } from '../store/schema-plan.js'
@@ -10,6 +11,7 @@ import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { readWebhookState, type WebhookState } from '../webhooks/webhook-state.js'
 import { pointsAtSink } from '../kernel/sink-path.js'
 import { pingDatabase } from '../store/ping.js'
+import { round2 } from '../kernel/numbers.js'
 
 export type CheckStatus = 'ok' | 'warn' | 'fail'
 export type Verdict = 'ready' | 'degraded' | 'not_ready'
@@ -56,14 +58,27 @@ export function verdictOf(checks: readonly ReadinessCheck[]): Verdict {
   return 'ready'
 }
 
+/**
+ * A round trip and the unapplied migrations, each within the deadline; rejects (a CheckTimeout
+ * or the driver's error) when the database does not answer. Readiness and /readyz both ask it.
+ */
+async function probeDatabase(database: Database): Promise<{ roundTripMs: number; pending: string[] }> {
+  const started = performance.now()
+  await withDeadline(pingDatabase(database.db), READINESS_LIMITS.databaseCheckMs)
+  const roundTripMs = round2(performance.now() - started)
+  const pending = await withDeadline(pendingMigrations(database), READINESS_LIMITS.databaseCheckMs)
+  return { roundTripMs, pending }
+}
+
+/** The load balancer's question (/readyz): is the database reachable and migrated? Never rejects. */
+export const databaseReady = (database: Database): Promise<boolean> =>
+  probeDatabase(database).then((p) => p.pending.length === 0, () => false)
+
 async function databaseChecks(services: Services): Promise<ReadinessCheck[]> {
   try {
-    const started = performance.now()
-    await withDeadline(pingDatabase(services.database.db), READINESS_LIMITS.databaseCheckMs)
-    const ms = Math.round((performance.now() - started) * 100) / 100
-    const pending = await withDeadline(pendingMigrations(services.database), READINESS_LIMITS.databaseCheckMs)
+    const { roundTripMs, pending } = await probeDatabase(services.database)
     return [
-      check('database', 'ok', `${services.database.adapter.name} reachable`, { dialect: services.database.adapter.name, roundTripMs: ms }),
+      check('database', 'ok', `${services.database.adapter.name} reachable`, { dialect: services.database.adapter.name, roundTripMs }),
       pending.length === 0
         ? check('migrations', 'ok', 'all migrations applied')
         : check('migrations', 'fail', `${pending.length} migration${pending.length === 1 ? '' : 's'} not applied; run gatehouse migrate`, { pending }),

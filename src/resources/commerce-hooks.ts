@@ -1,9 +1,8 @@
 // Commerce behaviour: a variant's availability, a product's stock, default and variant
 // summary from its variants, an order's totals and paid status.
 import { invalid } from '../kernel/errors.js'
+import { round2 } from '../kernel/numbers.js'
 import type { Doc, FamilyHooks } from './hooks.js'
-
-const round2 = (n: number) => Math.round(n * 100) / 100
 
 export const variantHooks: FamilyHooks = {
   beforeWrite(_w, next) {

@@ -2,9 +2,8 @@
 // apart, and the indexed column values mirrored from them.
 import { Kind, type TSchema } from '@sinclair/typebox'
 import type { ColumnDeclaration, Resource } from '../resources/declare.js'
+import type { Doc } from '../resources/hooks.js'
 import { columnName, type DialectAdapter } from './database.js'
-
-export type Doc = Record<string, unknown>
 
 /** The value a property takes when a create leaves it out. */
 export function defaultFor(resource: Resource, key: string, schema: TSchema): unknown {

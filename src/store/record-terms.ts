@@ -15,7 +15,7 @@
 import { createHash } from 'node:crypto'
 import type { Resource } from '../resources/declare.js'
 import type { Db } from './database.js'
-import type { Doc } from './documents.js'
+import type { Doc } from '../resources/hooks.js'
 import type { PathTest } from '../kernel/path-test.js'
 import { isStructuredValue, jsonScalar } from './record-conditions.js'
 

@@ -9,9 +9,10 @@
 // family of its own and a caller decides which declarations the database must follow.
 import { sql } from 'kysely'
 import type { Resource } from '../resources/declare.js'
+import type { Doc } from '../resources/hooks.js'
 import type { Database, Db, DialectAdapter } from './database.js'
 import { addColumnSql, createIndexSql, createTableSql, createTermsTableSql, dropColumnSql, dropIndexSql, indexStatisticsSql, type DeclaredColumn } from './declared-schema.js'
-import { columnValue, type Doc } from './documents.js'
+import { columnValue } from './documents.js'
 import { insertTerms } from './record-terms.js'
 import { applyMigration, migrate, migrations, SCHEMA_LOCK, type MigrationResult } from './migrations/index.js'
 import { planSchema, type PlanOptions, type SchemaPlan, type SchemaProblem, type SchemaStep, type SchemaStepKind } from './schema-plan.js'

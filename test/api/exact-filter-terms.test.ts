@@ -10,8 +10,7 @@ import { everyPage } from '../helpers/pages.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { allResources } from '../../src/resources/index.js'
 import { documentTerms, termOf, termsSignature } from '../../src/store/record-terms.js'
-
-type Doc = Record<string, unknown>
+import type { Doc } from '../../src/resources/hooks.js'
 
 /** Every page of an entries list, `limit` at a time. */
 const walk = (app: TestApp, token: string, query: string, limit = 3): Promise<Doc[]> => everyPage(app, token, `/gatehouse/v1/entries?limit=${limit}&${query}`)

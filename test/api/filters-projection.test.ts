@@ -7,8 +7,7 @@ import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js
 import { everyPage } from '../helpers/pages.js'
 import { matchesFilter, parseFilter } from '../../src/kernel/filter.js'
 import { products } from '../../src/resources/commerce.js'
-
-type Doc = Record<string, unknown>
+import type { Doc } from '../../src/resources/hooks.js'
 
 async function seedCatalog(app: TestApp): Promise<void> {
   const colors = ['red', 'green', 'blue', 'Red']

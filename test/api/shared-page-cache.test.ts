@@ -7,6 +7,7 @@ import pg from 'pg'
 import { sql } from 'kysely'
 import { PG_URL, buildTestApp, testDatabase, testDialects, type TestApp, type TestDatabase } from '../helpers/test-app.js'
 import { openDatabase } from '../../src/store/database.js'
+import { until } from '../helpers/until.js'
 
 /** A second connection pool on the same schema: what another process would open. */
 function sameDatabase(db: TestDatabase): TestDatabase {
@@ -19,14 +20,6 @@ const nextNotification = (app: TestApp) => new Promise<void>((resolve, reject) =
   const timer = setTimeout(() => { off(); reject(new Error('no change notification within 5 s')) }, 5000)
   const off = app.services.changes.subscribe(() => { off(); clearTimeout(timer); resolve() })
 })
-
-async function until(what: string, check: () => Promise<boolean>, ms = 5000): Promise<void> {
-  const deadline = Date.now() + ms
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
 
 if ((await testDialects()).includes('postgres')) {
   test('postgres: a write in one instance drops the cached pages of another at once', async (t) => {
@@ -44,7 +37,7 @@ if ((await testDialects()).includes('postgres')) {
     const title = async () => (await b.get(`/gatehouse/v1/products/show?id=${product.id}&fields=title`, token)).json().data.title
     const feedTitle = async () => (await b.get('/gatehouse/v1/changes?types=products', token)).json().data.at(-1).snapshot.title
 
-    await until('B to listen', async () => b.services.changes.crossProcess)
+    await until(async () => b.services.changes.crossProcess, 'B to listen')
     // Twice: a page is kept from its second request on.
     for (let i = 0; i < 2; i++) {
       assert.equal(await title(), 'Blue shirt')
@@ -77,7 +70,7 @@ if ((await testDialects()).includes('postgres')) {
     const product = await app.services.store.create('products', { type: 'shirt', title: 'Blue shirt', slug: 'blue-shirt' })
     const token = await app.issueToken(['products:read'])
     const title = async () => (await app.get(`/gatehouse/v1/products/show?id=${product.id}`, token)).json().data.title
-    await until('listening', async () => app.services.changes.crossProcess)
+    await until(async () => app.services.changes.crossProcess, 'listening')
     // Twice, so that the page is in the cache (kept from its second request on).
     assert.equal(await title(), 'Blue shirt')
     assert.equal(await title(), 'Blue shirt')
@@ -87,12 +80,12 @@ if ((await testDialects()).includes('postgres')) {
     await admin.connect()
     try {
       await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'gatehouse change listener' AND query LIKE $1`, [`LISTEN "gatehouse_changes_${database.schema}"`])
-      await until('the loss to be noticed', async () => !app.services.changes.crossProcess)
+      await until(async () => !app.services.changes.crossProcess, 'the loss to be noticed')
       assert.equal(app.services.changes.version(), undefined)
       // Changes made now would not be announced to this instance: it must not answer from cache.
       await sql`UPDATE products SET doc = ${JSON.stringify({ ...product, title: 'Changed while deaf' })} WHERE id = ${product.id}`.execute(database.db)
       assert.equal(await title(), 'Changed while deaf')
-      await until('listening again', async () => app.services.changes.crossProcess, 10_000)
+      await until(async () => app.services.changes.crossProcess, 'listening again', 10_000)
       assert.equal(await title(), 'Changed while deaf')
     } finally {
       await admin.end()

@@ -20,6 +20,16 @@ function cliFor(env: Record<string, string>) {
   }
 }
 
+test('create without --json prints the new token once, with the warning, for credentials and admin tokens', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const cli = cliFor({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url })
+  for (const args of [['credentials', 'create', '--label', 'Printed', '--scopes', 'products:read'], ['admin', 'token', 'create', '--label', 'Printed']]) {
+    const { stdout } = await cli(...args)
+    assert.match(stdout, /\ntoken: {5}gt[ha]_[A-Za-z0-9_-]+\n\(shown once: store it now; only its digest is kept\)\n$/, args.join(' '))
+  }
+})
+
 test('credentials create, list --json, rotate, revoke and delete round trip', async (t) => {
   const target = await cliDatabase('sqlite')
   t.after(() => target.destroy())

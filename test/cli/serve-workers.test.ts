@@ -7,21 +7,12 @@ import { spawn } from 'node:child_process'
 import { get as httpGet } from 'node:http'
 import { readFileSync } from 'node:fs'
 import { ROOT, cliArgs, cliDatabase, cliEnv } from './helpers/cli.js'
+import { untilValue } from '../helpers/until.js'
 
 const TOKEN = 'workers-test-token'
 const ADMIN = 'workers-test-admin-token'
 
 const children = (pid: number) => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
 
 test('serve --workers 2: two processes answer on one port, share writes, are replaced when one dies, and stop together', async (t) => {
   const target = await cliDatabase('sqlite')
@@ -37,7 +28,7 @@ test('serve --workers 2: two processes answer on one port, share writes, are rep
   child.stderr?.on('data', (d: Buffer) => { err += d.toString() })
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
 
-  const base = await until('the listening line', () => /^Gatehouse listening on (http:\/\/\S+) \(2 worker processes\)$/m.exec(out)?.[1], 60_000)
+  const base = await untilValue(() => /^Gatehouse listening on (http:\/\/\S+) \(2 worker processes\)$/m.exec(out)?.[1], 'the listening line', 60_000, 100)
   const workers = children(child.pid ?? 0)
   assert.equal(workers.length, 2, `two worker processes under the primary\n${err}`)
 
@@ -65,10 +56,10 @@ test('serve --workers 2: two processes answer on one port, share writes, are rep
 
   // A worker that dies is replaced; the other goes on serving meanwhile.
   process.kill(workers[0], 'SIGKILL')
-  const replaced = await until('a replacement worker', () => {
+  const replaced = await untilValue(() => {
     const now = children(child.pid ?? 0)
     return now.length === 2 && !now.includes(workers[0]) ? now : undefined
-  })
+  }, 'a replacement worker', 30_000, 100)
   assert.ok(replaced.includes(workers[1]))
   for (let i = 0; i < 4; i++) assert.deepEqual(await list(), ['Shared'])
 

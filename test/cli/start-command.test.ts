@@ -6,20 +6,9 @@ import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createServer } from 'node:net'
 import { verifyAdminLogin } from '../../src/auth/admin-accounts.js'
 import { ROOT, cliArgs, cliDatabase, cliEnv } from './helpers/cli.js'
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-    srv.on('error', reject)
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number }
-      srv.close(() => resolve(port))
-    })
-  })
-}
+import { freePort } from '../helpers/free-port.js'
 
 interface Started {
   readonly child: ChildProcess

@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
+import { until } from '../helpers/until.js'
 
 const WINDOW_SECONDS = 3
 const BAD_TOKEN = 'gth_not-a-real-token-but-a-secret-looking-marker'
@@ -29,15 +30,6 @@ async function failingReceiver(): Promise<{ server: Server; url: string; hits: (
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks/private-path`, hits: () => hits }
 }
 
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const v = await fn()
-    if (v !== undefined) return v
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`)
-    await sleep(25)
-  }
-}
 
 const byCategory = (items: Incident[], category: string) => items.find((i) => i.category === category)
 
@@ -60,7 +52,7 @@ for (const dialect of await testDialects()) {
         return res.json().data
       }
       // Before any failure: ready (the worker has reported), nothing open.
-      await waitFor('a worker heartbeat', async () => ((await app.get('/gatehouse/v1/readiness', ops)).json().data.verdict === 'ready' ? true : undefined))
+      await until(async () => (await app.get('/gatehouse/v1/readiness', ops)).json().data.verdict === 'ready', 'a worker heartbeat', 10_000)
       assert.deepEqual(await incidents(), [])
 
       // 1. Bad tokens: 12 in the window is a warning.
@@ -73,10 +65,10 @@ for (const dialect of await testDialects()) {
       for (let i = 0; i < 25; i++) assert.equal((await app.get('/gatehouse/v1/lifecycle', narrow)).statusCode, 403)
       // 3. Webhooks: three changes, each delivery fails once and (max attempts 1) is dead-lettered.
       for (const slug of ['a', 'b', 'c']) await app.services.store.create('products', { type: 'mug', title: `Mug ${slug}`, slug })
-      await waitFor('three dead letters', async () => {
+      await until(async () => {
         const rows = await app.database.db.selectFrom('webhook_deliveries').select('status').execute()
-        return rows.length === 3 && rows.every((r) => r.status === 'failed') ? true : undefined
-      })
+        return rows.length === 3 && rows.every((r) => r.status === 'failed')
+      }, 'three dead letters', 10_000)
       assert.equal(receiver.hits(), 3)
 
       const first = await incidents()

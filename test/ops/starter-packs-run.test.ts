@@ -5,25 +5,18 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer, type AddressInfo } from 'node:net'
+import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
+import { freePort } from '../helpers/free-port.js'
 import { hasPython, runSnippet, SNIPPET_COMMAND as COMMAND } from '../helpers/snippets.js'
 
 interface Pack { templateId: string; available: boolean; requiredScopes: string[]; snippets: { language: 'curl' | 'node' | 'python'; filename: string; content: string }[] }
 
 const SECRET = 'starter-pack-webhook-secret'
-
-async function freePort(): Promise<number> {
-  const s = createServer()
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
-  const { port } = s.address() as AddressInfo
-  await new Promise((resolve) => s.close(resolve))
-  return port
-}
 
 /** Starts a receiver snippet and resolves once it listens; collects its output. */
 async function startReceiver(dir: string, language: 'node' | 'python', filename: string, env: Record<string, string>) {

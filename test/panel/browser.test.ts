@@ -9,13 +9,13 @@
 // show there) or failed stylesheet, icon or other subresource.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync, mkdirSync } from 'node:fs'
-import { chromium, type Page } from 'playwright-core'
+import { mkdirSync } from 'node:fs'
+import type { Page } from 'playwright-core'
 import { ADMIN_PASSWORD, ADMIN_USER, panelApp } from './helpers/panel-client.js'
 import { startReceiver } from '../webhooks/helpers/receiver.js'
 import { until } from '../helpers/until.js'
+import { launchChromium, noChromium } from '../helpers/browser.js'
 
-const CHROMIUM = process.env.GATEHOUSE_CHROMIUM ?? '/usr/bin/chromium'
 const SHOTS = 'test-results/panel'
 const SECRET = 'browser-test-webhook-secret-0123456789'
 const DESKTOP = { width: 1280, height: 900 }
@@ -43,7 +43,7 @@ async function shoot(page: Page, name: string): Promise<void> {
 const text = async (page: Page, selector: string) => (await page.innerText(selector)).replace(/\s+/g, ' ').trim()
 const path = (page: Page) => { const u = new URL(page.url()); return `${u.pathname}${u.search}` }
 
-test('the operator console in a real browser: every screen, at 390 px and on the desktop', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async (t) => {
+test('the operator console in a real browser: every screen, at 390 px and on the desktop', { skip: noChromium }, async (t) => {
   mkdirSync(SHOTS, { recursive: true })
   let answer = 500
   const receiver = await startReceiver('/hook', (_r, res) => { res.writeHead(answer, { 'content-type': 'application/json' }).end(answer === 200 ? '{"received":true}' : '{"error":"receiver down"}') })
@@ -54,10 +54,7 @@ test('the operator console in a real browser: every screen, at 390 px and on the
   }, { webhookWorker: { pollMs: 20, retryBaseMs: 20 } })
   t.after(() => app.close())
   const origin = await app.app.listen({ host: '127.0.0.1', port: 0 })
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  })
+  const browser = await launchChromium()
   t.after(() => browser.close())
   const context = await browser.newContext({ viewport: DESKTOP })
   const foreign: string[] = []

@@ -4,22 +4,16 @@
 // Every request stays on the app and the strict Content-Security-Policy reports nothing.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { existsSync } from 'node:fs'
-import { chromium } from 'playwright-core'
 import { ADMIN_PASSWORD, ADMIN_USER, panelApp } from './helpers/panel-client.js'
+import { launchChromium, noChromium } from '../helpers/browser.js'
 
-const CHROMIUM = process.env.GATEHOUSE_CHROMIUM ?? '/usr/bin/chromium'
-
-test('an admin creates and pauses a workflow on the Jobs screen, in a real browser', { skip: !existsSync(CHROMIUM) && `no Chromium at ${CHROMIUM}` }, async (t) => {
+test('an admin creates and pauses a workflow on the Jobs screen, in a real browser', { skip: noChromium }, async (t) => {
   const app = await panelApp()
   t.after(() => app.close())
   app.services.jobs.useClock(() => Date.parse('2025-06-02T08:10:00Z'))
   const { credential } = await app.services.credentials.create({ label: 'Catalog worker', scopes: ['jobs:read', 'jobs:report'] })
   const origin = await app.app.listen({ host: '127.0.0.1', port: 0 })
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-background-networking', '--disable-gpu', '--no-first-run', '--disable-component-update', '--disable-sync'],
-  })
+  const browser = await launchChromium()
   t.after(() => browser.close())
   const page = await browser.newPage()
   const foreign: string[] = []

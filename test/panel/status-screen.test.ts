@@ -4,7 +4,7 @@
 // its flag, with send-test and clear going through the real delivery path.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
+import { freePort } from '../helpers/free-port.js'
 import { startReceiver } from '../webhooks/helpers/receiver.js'
 import { panelApp, signedIn } from './helpers/panel-client.js'
 
@@ -94,14 +94,6 @@ test('status: posture without secrets, probe ledger and cooldown, DLQ inspection
   // The sink's actions do not exist outside dev mode.
   assert.equal((await s.submit('/gatehouse/cp/status/sink/send-test')).statusCode, 404)
 })
-
-async function freePort(): Promise<number> {
-  const server = createServer()
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const port = (server.address() as { port: number }).port
-  await new Promise((resolve) => server.close(resolve))
-  return port
-}
 
 test('dev test sink: counts, preview, send test webhook and clear captures', async (t) => {
   // The sink receives over real HTTP at BASE_URL, so the app listens on a known port.

@@ -8,7 +8,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net'
 import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
-import { listAll, waitFor } from './helpers/provider-app.js'
+import { listAll } from './helpers/provider-app.js'
+import { until } from '../helpers/until.js'
 
 const STOCK = `${BASE_PATH}/plugins/warehouse/stock-levels`
 const SCOPE = 'plugins:warehouse:stock-levels:read'
@@ -129,7 +130,7 @@ test('the service failing or hanging: 503 PROVIDER_UNAVAILABLE and readiness deg
   assert.equal(stub.state.stockCalls, calls)
 
   stub.state.mode = 'ok'
-  await waitFor('readiness to recover', async () => (await readiness()).verdict === 'ready')
+  await until(async () => (await readiness()).verdict === 'ready', 'readiness to recover')
   assert.equal((await app.get(STOCK, token)).statusCode, 200)
 
   // No answer at all: the provider's own timeout turns it into unavailability.
@@ -139,7 +140,7 @@ test('the service failing or hanging: 503 PROVIDER_UNAVAILABLE and readiness deg
   // Answered by the provider's own timeout (2 s, roomy for a loaded CI machine), not Gatehouse's deadline (5 s).
   assert.equal((await providers()).message, 'provider warehouse is unavailable: the warehouse service did not answer within 2000 ms')
   stub.state.mode = 'ok'
-  await waitFor('the provider to recover', async () => (await app.get(`${STOCK}/SKU-002`, token)).statusCode === 200)
+  await until(async () => (await app.get(`${STOCK}/SKU-002`, token)).statusCode === 200, 'the provider to recover')
   assert.equal((await providers()).status, 'ok')
 })
 

@@ -9,7 +9,8 @@ import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { SettingsError } from '../../src/kernel/settings.js'
 import { RedirectsFile } from '../../src/providers/redirects/redirects-file.js'
 import { buildTestApp } from '../helpers/test-app.js'
-import { csvOf, REDIRECTS, REDIRECTS_SCOPE, redirectsApp, redirectsFile, replaceFile, TIMINGS, waitFor } from './helpers/provider-app.js'
+import { csvOf, REDIRECTS, REDIRECTS_SCOPE, redirectsApp, redirectsFile, replaceFile, TIMINGS } from './helpers/provider-app.js'
+import { until } from '../helpers/until.js'
 
 const A = { id: 'a', from: '/a', to: '/a2' }
 const B = { id: 'b', from: '/b', to: '/b2', statusCode: 302 }
@@ -57,15 +58,15 @@ test('an invalid or missing file makes the provider unavailable until a valid on
 
   // Fixed: served again, and readiness recovers without a request to the provider.
   replaceFile(file, csvOf([B]))
-  await waitFor('readiness to recover', async () => (await readiness()).verdict === 'ready')
+  await until(async () => (await readiness()).verdict === 'ready', 'readiness to recover')
   assert.deepEqual((await app.get(REDIRECTS, token)).json().data.map((r: { id: string }) => r.id), ['b'])
 
   rmSync(file)
-  await waitFor('the missing file to show', async () => /the file does not exist/.test((await providersCheck()).message))
+  await until(async () => /the file does not exist/.test((await providersCheck()).message), 'the missing file to show')
   assert.equal((await app.get(REDIRECTS, token)).statusCode, 503)
   writeFileSync(file, csvOf([A]))
   // Requests are refused until a check passes; the next one comes within Retry-After.
-  await waitFor('the restored file to be served', async () => (await app.get(REDIRECTS, token)).statusCode === 200)
+  await until(async () => (await app.get(REDIRECTS, token)).statusCode === 200, 'the restored file to be served')
   assert.deepEqual((await app.get(REDIRECTS, token)).json().data.map((r: { id: string }) => r.id), ['a'])
 })
 
@@ -77,9 +78,9 @@ test('the directory is watched: a replaced file is re-read without any request',
   t.after(() => watched.close())
   assert.equal(await watched.open(), null)
   replaceFile(file, csvOf([A, B]))
-  await waitFor('the watcher to re-read', () => events.includes('info:redirects file loaded'), 3000)
+  await until(() => events.includes('info:redirects file loaded'), 'the watcher to re-read', 3000)
   replaceFile(file, 'id,from\n')
-  await waitFor('the watcher to refuse', () => events.includes('warn:redirects file refused'), 3000)
+  await until(() => events.includes('warn:redirects file refused'), 'the watcher to refuse', 3000)
 })
 
 test('start-up stops on a missing setting, a missing file or an invalid file, naming the setting', async (t) => {

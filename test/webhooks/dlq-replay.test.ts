@@ -5,18 +5,11 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
 import { startReceiver } from './helpers/receiver.js'
+import { until } from '../helpers/until.js'
 
 const DLQ = '/gatehouse/v1/webhooks/dlq'
 const REPLAY = '/gatehouse/v1/webhooks/dlq/replay'
 const WORKER = { pollMs: 20, retryBaseMs: 20 }
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const end = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 const statuses = async (app: TestApp) =>
   (await app.database.db.selectFrom('webhook_deliveries').select(['id', 'status']).orderBy('id').execute()).map((r) => r.status as string)

@@ -5,22 +5,14 @@
 // credentials, and offers send-test and clear.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { createServer } from 'node:net'
 import { createHmac } from 'node:crypto'
 import { buildTestApp, testDialects, testSettings } from '../helpers/test-app.js'
+import { freePort } from '../helpers/free-port.js'
 import { SettingsError } from '../../src/kernel/settings.js'
 
 const ADMIN = 'sink-admin-token'
 const SINK = '/gatehouse/dev/webhook-test-sink'
 const auth = { authorization: `Bearer ${ADMIN}` }
-
-async function freePort(): Promise<number> {
-  const srv = createServer()
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve))
-  const port = (srv.address() as { port: number }).port
-  await new Promise<void>((resolve) => srv.close(() => resolve()))
-  return port
-}
 
 test('the sink and its admin endpoints are 404 unless dev mode and the sink flag are both on', async () => {
   for (const env of [{}, { PLUGIN_GATEHOUSE_DEV_MODE: 'true' }] as Record<string, string>[]) {

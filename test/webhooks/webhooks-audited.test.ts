@@ -9,19 +9,12 @@ import { buildTestApp, PG_URL, testDialects, type TestApp } from '../helpers/tes
 import { listAudit, verifyAudit, type AuditRecord } from '../../src/control/audit-log.js'
 import { runCli } from '../cli/helpers/cli.js'
 import { startReceiver } from './helpers/receiver.js'
+import { until } from '../helpers/until.js'
 
 const ADMIN = 'admin-token-for-webhook-audit-tests'
 const SECRET = 'whsec-never-in-the-audit-log'
 const HOOK_PATH = '/private-hook-path-9f3c'
 const auth = { authorization: `Bearer ${ADMIN}` }
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
-  const end = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
 
 const webhookAudit = async (app: TestApp): Promise<AuditRecord[]> =>
   (await listAudit(app.database.db, { category: 'webhook', limit: 200 })).items

@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, invalid } from '../../kernel/errors.js'
 import type { Services } from '../../operations/services.js'
-import { sendError } from '../error-handler.js'
+import { RouteTable, sendUnmatched } from '../route-table.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-body.js'
 import { textProblem } from '../../store/validation.js'
 import { makeAdminAuthenticator, type AdminSessionResolver } from './admin-auth.js'
@@ -26,8 +26,6 @@ export interface AdminApiOptions {
 
 /** Built-in route files: content records and credentials. */
 export const builtInAdminRoutes: readonly AdminRoutes[] = [recordRoutes, credentialRoutes]
-
-const toRegex = (url: string) => new RegExp('^' + url.replace(/:[A-Za-z]+/g, '[^/]+') + '/?$')
 
 export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Promise<void> {
   const authenticateAdmin = makeAdminAuthenticator({ adminToken: opts.services.settings.adminToken, managedTokens: opts.services.adminTokens, sessionResolver: opts.sessionResolver })
@@ -51,14 +49,9 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
   }
 
   await app.register(async (admin) => {
-    const known: { regex: RegExp; methods: Set<string> }[] = []
-    admin.addHook('onRoute', (route) => {
-      const methods = Array.isArray(route.method) ? route.method : [route.method]
-      const source = toRegex(route.url).source
-      const entry = known.find((k) => k.regex.source === source)
-      if (entry) methods.forEach((m) => entry.methods.add(m))
-      else known.push({ regex: toRegex(route.url), methods: new Set(methods) })
-    })
+    // Fed by onRoute, so it also sees the HEAD routes Fastify adds for GET ones.
+    const table = new RouteTable()
+    admin.addHook('onRoute', (route) => { table.add(route.url, Array.isArray(route.method) ? route.method : [route.method]) })
     admin.addHook('onRequest', async (request, reply) => {
       // Answers carry records with personal data and freshly issued tokens.
       reply.header('Cache-Control', 'no-store')
@@ -83,23 +76,8 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
 
     for (const routes of [...builtInAdminRoutes, ...(opts.routes ?? [])]) await routes(admin, ctx)
 
-    admin.setNotFoundHandler(async (request, reply) => {
-      reply.header('Cache-Control', 'no-store')
-      try {
-        await authenticate(request)
-      } catch (err) {
-        if (err instanceof ApiError) return sendError(reply, request, err)
-        throw err
-      }
-      const path = request.url.split('?')[0]
-      const match = known.find((k) => k.regex.test(path))
-      if (match) {
-        const allow = [...match.methods].join(', ')
-        reply.header('Allow', allow)
-        return sendError(reply, request, new ApiError('METHOD_NOT_ALLOWED', `Method ${request.method} is not allowed on ${path}; allowed: ${allow}`))
-      }
-      return sendError(reply, request, new ApiError('NOT_FOUND', `No admin route ${request.method} ${path}`))
-    })
+    admin.setNotFoundHandler((request, reply) =>
+      sendUnmatched(request, reply, { table, authenticate, notFound: (method, path) => `No admin route ${method} ${path}` }))
   }, { prefix: ADMIN_BASE_PATH })
 }
 

@@ -4,8 +4,9 @@
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
-import type { Doc } from '../../store/documents.js'
-import { defineAction, maxLimit, round2, type LimitResult, type Resolved } from './control-action.js'
+import type { Doc } from '../../resources/hooks.js'
+import { defineAction, maxLimit, type LimitResult, type Resolved } from './control-action.js'
+import { round2 } from '../../kernel/numbers.js'
 import { updateStep } from './record-steps.js'
 import { ORDER_STATUSES } from '../../resources/commerce.js'
 

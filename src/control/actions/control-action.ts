@@ -2,7 +2,7 @@
 // the payload names (for boundaries and limits), the limits it checks, and its steps.
 import type { TObject } from '@sinclair/typebox'
 import type { StoreWriter } from '../../store/content-store.js'
-import type { Doc } from '../../store/documents.js'
+import type { Doc } from '../../resources/hooks.js'
 import type { PolicyLimits, RiskLevel } from '../policy.js'
 import type { Step } from '../steps.js'
 
@@ -70,8 +70,6 @@ export interface ControlAction<P = Record<string, unknown>> {
 
 /** Types an action's payload for its own code; the registry sees it as a plain record. */
 export const defineAction = <P>(action: ControlAction<P>): ControlAction => action as unknown as ControlAction
-
-export const round2 = (n: number) => Math.round(n * 100) / 100
 
 /** A limit that holds when `actual <= max`, or is not set. */
 export function maxLimit(name: string, param: string, max: number | undefined, actual: number, unit = ''): LimitResult {

@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox'
 import { invalid, invalidMany, type ErrorDetail } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
-import type { Doc } from '../../store/documents.js'
+import type { Doc } from '../../resources/hooks.js'
 import { defineAction, type ActionTarget, type Resolved } from './control-action.js'
 
 const Handle = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' })

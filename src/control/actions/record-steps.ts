@@ -1,7 +1,7 @@
 // Steps that write one record through the write service and know how to undo it: an
 // update keeps the previous values of what it changed, a create removes what it made.
 import { invalid } from '../../kernel/errors.js'
-import type { Doc } from '../../store/documents.js'
+import type { Doc } from '../../resources/hooks.js'
 import type { Step, StepContext } from '../steps.js'
 
 interface UpdateOutput {

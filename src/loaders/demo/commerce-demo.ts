@@ -1,7 +1,8 @@
 // Demo commerce: products with 1–5 variants, donations, inventory locations and transfers,
 // subscriptions, and orders whose line items point at real variants.
-import type { Doc } from '../../store/documents.js'
-import { type DemoContext, inSlices, isoDays, round2 } from './demo-context.js'
+import type { Doc } from '../../resources/hooks.js'
+import { type DemoContext, inSlices, isoDays } from './demo-context.js'
+import { round2 } from '../../kernel/numbers.js'
 import type { DemoUser } from './people-demo.js'
 import { ADJECTIVES, PLACES, STREETS, sentence, slugify } from './words.js'
 

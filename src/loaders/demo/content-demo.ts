@@ -1,7 +1,7 @@
 // Demo content: sections with entry types, assets, categories (three levels), tags, global
 // sets, entries across sections with custom fields and authors, and content blocks owned
 // by entries.
-import type { Doc } from '../../store/documents.js'
+import type { Doc } from '../../resources/hooks.js'
 import { DEMO_SITE, type DemoContext, inSlices, isoDays } from './demo-context.js'
 import type { Random } from './prng.js'
 import { NOUNS, PLACES, TOPICS, headline, paragraph, sentence, slugify, titleCase, words } from './words.js'

@@ -1,7 +1,7 @@
 // What the demo generators share: the seeded random source, the scale, the day the dates
 // are relative to, and chunked writes through the write service with progress.
 import type { ContentStore, StoreWriter } from '../../store/content-store.js'
-import type { Doc } from '../../store/documents.js'
+import type { Doc } from '../../resources/hooks.js'
 import type { Random } from './prng.js'
 
 export const DEMO_SITE = 'https://demo.gatehouse.test'
@@ -62,8 +62,6 @@ export function isoDays(ctx: DemoContext, days: number): string {
   const day = days > 0 ? days : days - 1
   return new Date(ctx.now + day * DAY + ctx.random.int(0, DAY - 1)).toISOString()
 }
-
-export const round2 = (n: number) => Math.round(n * 100) / 100
 
 /** Runs `build(i)` for `total` records in slices of `size`, writing each slice before building the next. */
 export async function inSlices(total: number, size: number, write: (from: number, to: number) => Promise<void>): Promise<void> {

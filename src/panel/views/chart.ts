@@ -4,6 +4,7 @@
 // width it is given; labels are HTML around it, so they stay legible from 390 px up. Each
 // point has a <title> (shown on hover) and the numbers are also in a table under the chart.
 import { html, type Html } from '../html.js'
+import { round2 } from '../../kernel/numbers.js'
 
 export interface ChartSeries {
   readonly key: string
@@ -42,8 +43,6 @@ export function niceMax(v: number): number {
   return 10 * p
 }
 
-const round = (n: number) => Math.round(n * 100) / 100
-
 function bars(spec: ChartSpec, max: number): (Html | string)[] {
   return spec.points.flatMap((p, i) => {
     let y = HEIGHT
@@ -51,7 +50,7 @@ function bars(spec: ChartSpec, max: number): (Html | string)[] {
       const v = p.values[s.key] ?? 0
       const h = (v / max) * HEIGHT
       y -= h
-      return v > 0 ? html`<rect class="s-${s.tone}" x="${i * STEP + 1}" y="${round(y)}" width="${STEP - 2}" height="${round(h)}"></rect>` : ''
+      return v > 0 ? html`<rect class="s-${s.tone}" x="${i * STEP + 1}" y="${round2(y)}" width="${STEP - 2}" height="${round2(h)}"></rect>` : ''
     })
   })
 }
@@ -64,7 +63,7 @@ function lines(spec: ChartSpec, max: number): Html[] {
       const v = p.values[s.key]
       const run = runs[runs.length - 1]
       if (v === null || v === undefined) { if (run.length > 0) runs.push([]); return }
-      run.push({ x: i * STEP + STEP / 2, y: round(HEIGHT - (v / max) * HEIGHT) })
+      run.push({ x: i * STEP + STEP / 2, y: round2(HEIGHT - (v / max) * HEIGHT) })
     })
     return runs.filter((r) => r.length > 0).map((r) => r.length === 1
       ? html`<line class="line s-${s.tone}" x1="${r[0].x - STEP / 2}" y1="${r[0].y}" x2="${r[0].x + STEP / 2}" y2="${r[0].y}" vector-effect="non-scaling-stroke"></line>`

@@ -68,11 +68,3 @@ export async function listAll(app: TestApp, token: string, url: string): Promise
   } while (cursor)
   return { items, pages }
 }
-
-export async function waitFor(what: string, check: () => Promise<boolean> | boolean, timeoutMs = 15_000): Promise<void> {
-  const until = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > until) assert.fail(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
