@@ -159,7 +159,11 @@ function logPage(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFam
     if (q.updatedSince !== undefined) more += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
     if (q.action !== undefined) more += ` AND c.action = ${st.param(q.action)}`
     more += feedConditions(st, q, of)
-    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, of.map((f) => sqlLiteral(f.resource.changeType)), after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
+    const types = of.map((f) => sqlLiteral(f.resource.changeType))
+    // A bounded range (`upTo`): the positions themselves bound the read on either engine (the
+    // primary key's range), whatever share of them the conditions keep.
+    if (q.upTo !== undefined) return `SELECT ${LOG_COLUMNS} FROM change_log c WHERE c.seq > ${after} AND c.resource_type IN (${types.join(', ')})${more}${boundary ? boundaryCondition(st, boundary) : ''} ORDER BY c.seq LIMIT ${limit}`
+    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, types, after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
   }
   if (families.every((f) => !f.boundary)) return select(families)
   const branches = families.map((f, i) => `SELECT * FROM (${select([f], f)}) b${i}`)

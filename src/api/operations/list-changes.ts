@@ -11,6 +11,7 @@ import { PRUNED_THROUGH_KEY } from '../../store/change-log.js'
 import { readMeta } from '../../store/meta.js'
 import { parseBoolean } from '../../settings.js'
 import { positionExpired } from './feed-position.js'
+import { parseChangeFilter, snapshotConditions, type ChangeFilter } from './change-filter.js'
 import { isoOf } from '../../store/documents.js'
 import { queryDigest } from '../cursor.js'
 import { parseFields, type FieldTree } from '../projection.js'
@@ -52,17 +53,6 @@ function requireTypeScopes(ctx: ReadContext, types: readonly string[], caller: C
 
 const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t))
 
-function parseChangeFilter(ctx: ReadContext, text: string): { resourceType?: string; action?: string } {
-  const out: { resourceType?: string; action?: string } = {}
-  for (const expr of text.split(',').filter(Boolean)) {
-    const [path, value] = expr.split(':')
-    if (path === 'action' && ['created', 'updated', 'deleted'].includes(value)) out.action = value
-    else if (path === 'resourceType' && servedChangeTypes(ctx).includes(value)) out.resourceType = value
-    else throw invalid('filter', `"${expr}" is not supported; use action:created|updated|deleted or resourceType:TYPE`)
-  }
-  return out
-}
-
 export async function listChanges(ctx: ReadContext, input: ListInput, caller: Caller): Promise<JsonResult> {
   return changePage(ctx, input, caller, ctx.database.adapter.rendersChangePages)
 }
@@ -73,7 +63,7 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
  * the same pages both ways and compare the text.
  */
 export async function changePage(ctx: ReadContext, input: ListInput, caller: Caller, inDatabase: boolean): Promise<JsonResult> {
-  const filter = input.filter !== undefined ? parseChangeFilter(ctx, input.filter) : {}
+  const filter: ChangeFilter = input.filter !== undefined ? parseChangeFilter(input.filter, servedChangeTypes(ctx)) : {}
   const origins = input.origin !== undefined ? parseOrigins(input.origin) : undefined
   const excludeOwn = input.excludeOwn !== undefined && parseBoolean(input.excludeOwn) === true
   // origin and excludeOwn are not part of the cursor's query: they pick changes by position,
@@ -124,15 +114,18 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   // Records the caller may not see now (entries other than live without
   // entries:read_all_statuses, blocks of such entries) leave its view: they appear as deletes
   // without a snapshot, which also tells a mirror to drop them.
+  const snapshot = filter.snapshot
   const families: FeedFamily[] = resources.map((r) => ({
     resource: r, withSensitive: visibility(r, caller).withSensitive, visible: visibilityConditions(ctx.resources, r, caller),
+    ...(snapshot !== undefined ? { filter: snapshotConditions(r, snapshot, visibility(r, caller).withSensitive) } : {}),
     ...(boundary === null ? {} : { boundary: { conditions: boundaryConditions(ctx.resources, r, boundary), deletedIds: boundaryIds(r, boundary) } }),
   }))
-  // Conditions that may leave out most of the log (origins, the caller's own writes) read a
+  // Conditions that may leave out most of the log (origins, the caller's own writes, a filter on
+  // the snapshot) read a
   // bounded range of positions: a page may then be short, and its cursor moves to the end of
   // the range read, never past the newest position (read first, so every change up to it is
   // committed: change-log.ts).
-  const scanned = origins !== undefined || excludeOwn ? await readFeedBounds(ctx.database.db) : undefined
+  const scanned = origins !== undefined || excludeOwn || snapshot !== undefined ? await readFeedBounds(ctx.database.db) : undefined
   const upTo = scanned ? Math.min(afterSeq + FILTERED_SCAN_POSITIONS, scanned.newest) : undefined
   const q: FeedPageQuery = {
     afterSeq, updatedSince, limit: limit + 1, action: filter.action, viewer: caller.credentialId,
