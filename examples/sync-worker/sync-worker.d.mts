@@ -21,6 +21,6 @@ export interface WorkerOptions {
   readonly excludeOwn?: boolean
   readonly followMs?: number
   /** Called after each page's checkpoint, with the worker's copy (a two-way sync writes back here). */
-  readonly afterPage?: (copy: Record<string, unknown>, call: Call) => Promise<boolean | void>
+  readonly afterPage?: (copy: Record<string, unknown>, call: Call, items: readonly { origin: { kind: string; credentialId?: string } }[]) => Promise<boolean | void>
 }
 export declare function runWorker(opts: WorkerOptions): Promise<{ records: number; applied: number }>

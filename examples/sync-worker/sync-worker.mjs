@@ -141,7 +141,7 @@ export async function runWorker({ baseUrl, token, types, stateFile, excludeOwn =
     cursor = page.pagination.nextCursor
     await call('POST', '/sync-state/checkpoint', { resourceType: checkpointType, cursor, metadata: { records: Object.keys(copy).length } })
     // A two-way sync writes back between pages (see writeBack); true asks for another page.
-    const more = afterPage ? await afterPage(copy, call) : false
+    const more = afterPage ? await afterPage(copy, call, page.data) : false
     if (page.pagination.hasMore || more === true) continue
     if (followMs === undefined) break
     await new Promise((resolve) => setTimeout(resolve, followMs))
