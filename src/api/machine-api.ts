@@ -158,7 +158,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         const caller = request.caller as Caller
         const run = () => route.handler({ request, reply, caller, query: request.query, body: request.body })
         const result = route.cacheable && opts.pageCache
-          ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${(await opts.cacheVariant?.(caller)) ?? ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)
+          ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${(await opts.cacheVariant?.(caller)) ?? ''}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)
           : await run()
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)

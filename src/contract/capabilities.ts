@@ -55,6 +55,7 @@ export const CapabilitiesData = Type.Object({
     filterMaxExpressions: Type.Integer(),
     bodyMaxBytes: Type.Integer(),
     rateLimitPerMinute: Type.Integer({ description: 'Per credential; 0 means off' }),
+    changesRetentionDays: Type.Integer({ description: 'How long the change log keeps changes; an older feed position answers 410 CURSOR_EXPIRED (GET /changes/position names the oldest kept)' }),
   }, { additionalProperties: false }),
   errors: Type.Array(Type.Object({ code: Str(), status: Type.Integer(), meaning: Str() }, { additionalProperties: false })),
   endpoints: Type.Array(Endpoint),
@@ -108,6 +109,7 @@ function staticPart(catalog: ScopeCatalog, routes: readonly MachineRoute[], sett
       filterMaxExpressions: MAX_FILTERS,
       bodyMaxBytes: BODY_LIMIT_BYTES,
       rateLimitPerMinute: settings.rateLimitPerMinute,
+      changesRetentionDays: settings.changesRetentionDays,
     },
     errors: (Object.keys(errorCatalog) as ErrorCode[]).map((code) => ({ code, status: errorCatalog[code].status, meaning: errorCatalog[code].title })),
     endpoints: enabled.map((r) => ({

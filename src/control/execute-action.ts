@@ -99,7 +99,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
       const done: StoredExecution = { ...running, result, steps: report }
       await audit(w.tx, done, requestId, 'success')
       return done
-    })
+    }, { kind: 'control', credentialId: caller.credentialId, ref: base.id })
     return { execution: executionView(execution), replayed: false }
   } catch (err) {
     if (deps.database.adapter.isUniqueViolation(err)) {

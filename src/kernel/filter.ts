@@ -19,8 +19,8 @@ export interface FilterTarget {
   readonly sensitiveScope?: string
 }
 
-/** Splits on unescaped separators and unescapes. */
-function splitEscaped(text: string, sep: string, limit = Infinity): string[] {
+/** Splits on unescaped separators and unescapes (on `,`, escapes are kept for the next split). */
+export function splitEscaped(text: string, sep: string, limit = Infinity): string[] {
   const out: string[] = []
   let cur = ''
   for (let i = 0; i < text.length; i++) {

@@ -73,6 +73,8 @@ export interface MachineRoute {
    * may be served from the page cache until the next write (src/api/page-cache.ts).
    */
   readonly cacheable?: boolean
+  /** A cacheable answer also depends on the calling credential (the feed's own origins). */
+  readonly cachePerCredential?: boolean
   /** Longer text for OpenAPI and the schema catalog (summary stays one line). */
   readonly description?: string
   /** Schema of `meta` in the envelope; lists default to `{ mode, … }`. */

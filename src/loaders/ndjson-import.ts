@@ -13,6 +13,10 @@ import { ApiError, type ErrorDetail } from '../kernel/errors.js'
 import type { Resource, ResourceRegistry } from '../resources/index.js'
 import type { ContentStore } from '../store/content-store.js'
 import { schemaProblems } from '../store/validation.js'
+import type { ChangeOrigin } from '../store/change-origin.js'
+
+/** Imported records' changes say so, for followers of the feed (`origin=import`). */
+const IMPORT_ORIGIN: ChangeOrigin = { kind: 'import' }
 
 /** Types an import may create: every family not declared `importable: false` (entry drafts: governed actions only). */
 export function importableTypes(resources: ResourceRegistry): string[] {
@@ -83,7 +87,7 @@ export async function importNdjson(store: ContentStore, input: Readable, opts: I
   /** Writes items in one transaction; on failure, halves until each bad line is rejected alone. */
   const write = async (resource: Resource, items: readonly PendingLine[]): Promise<void> => {
     try {
-      const docs = await store.transaction((w) => w.createMany(resource.type, items.map((x) => x.input)))
+      const docs = await store.transaction((w) => w.createMany(resource.type, items.map((x) => x.input)), IMPORT_ORIGIN)
       items.forEach((x, i) => { if (x.ref !== undefined) refs.set(x.ref, { id: docs[i].id as number, line: x.line }) })
       imported += items.length
       byType[resource.type] = (byType[resource.type] ?? 0) + items.length

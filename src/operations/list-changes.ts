@@ -3,10 +3,15 @@
 // caller holds appear, and records the caller may not see appear as deletes.
 import type { Resource } from '../resources/index.js'
 import type { Caller } from '../kernel/caller.js'
-import { ApiError, invalid, missingScope } from '../kernel/errors.js'
+import { invalid, missingScope } from '../kernel/errors.js'
+import { readChangePage, readRenderedChangePage, type ChangePageRow, type FeedFamily, type FeedPageQuery } from '../store/change-page.js'
+import { ORIGIN_KINDS, originView } from '../store/change-origin.js'
+import { readFeedBounds } from '../store/feed-position.js'
 import { PRUNED_THROUGH_KEY } from '../store/change-log.js'
-import { readChangePage, readRenderedChangePage, type ChangePageRow, type FeedFamily } from '../store/change-page.js'
 import { readMeta } from '../store/meta.js'
+import { parseBoolean } from '../kernel/booleans.js'
+import { positionExpired } from './feed-position.js'
+import { parseChangeFilter, snapshotConditions, type ChangeFilter } from './change-filter.js'
 import { isoOf } from '../store/documents.js'
 import { queryDigest } from '../kernel/cursor.js'
 import { parseFields, type FieldTree } from '../kernel/projection.js'
@@ -49,17 +54,6 @@ function requireTypeScopes(ctx: ReadContext, types: readonly string[], caller: C
 
 const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t))
 
-function parseChangeFilter(ctx: ReadContext, text: string): { resourceType?: string; action?: string } {
-  const out: { resourceType?: string; action?: string } = {}
-  for (const expr of text.split(',').filter(Boolean)) {
-    const [path, value] = expr.split(':')
-    if (path === 'action' && ['created', 'updated', 'deleted'].includes(value)) out.action = value
-    else if (path === 'resourceType' && servedChangeTypes(ctx).includes(value)) out.resourceType = value
-    else throw invalid('filter', `"${expr}" is not supported; use action:created|updated|deleted or resourceType:TYPE`)
-  }
-  return out
-}
-
 export async function listChanges(ctx: ReadContext, input: ListInput, caller: Caller): Promise<JsonResult> {
   return changePage(ctx, input, caller, ctx.database.adapter.rendersChangePages)
 }
@@ -70,12 +64,17 @@ export async function listChanges(ctx: ReadContext, input: ListInput, caller: Ca
  * the same pages both ways and compare the text.
  */
 export async function changePage(ctx: ReadContext, input: ListInput, caller: Caller, inDatabase: boolean): Promise<JsonResult> {
-  const filter = input.filter !== undefined ? parseChangeFilter(ctx, input.filter) : {}
+  const filter: ChangeFilter = input.filter !== undefined ? parseChangeFilter(input.filter, servedChangeTypes(ctx)) : {}
+  const origins = input.origin !== undefined ? parseOrigins(input.origin) : undefined
+  const excludeOwn = input.excludeOwn !== undefined && parseBoolean(input.excludeOwn) === true
+  // origin and excludeOwn are not part of the cursor's query: they pick changes by position,
+  // so a follower may switch them between pages (a sync turning two-way keeps its checkpoint).
   const digest = queryDigest({ filter: input.filter ?? null })
   let afterSeq = 0
   let types: string[]
   let named = input.types !== undefined
   let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
+  if (input.cursor !== undefined && input.after !== undefined) throw invalid('after', 'give either cursor or after, not both')
   if (input.cursor !== undefined) {
     const c = ctx.cursors.decode<ChangeCursor>(input.cursor)
     if (c.q !== digest || !Array.isArray(c.t) || typeof c.s !== 'number') throw invalid('cursor', 'cursor belongs to a different query; repeat the filter of the first page')
@@ -87,12 +86,16 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
     types = c.t
     named = c.x === 1
     updatedSince = c.u
-    const prunedThrough = Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
-    if (afterSeq < prunedThrough) {
-      throw new ApiError('CURSOR_EXPIRED', 'The cursor points before the change log retention; restart from a checkpoint or a full sync')
-    }
+    await requireKept(ctx, 'cursor', afterSeq)
   } else {
     types = input.types !== undefined ? parseTypes(ctx, input.types) : [...ctx.resources.changeFeedTypes]
+    if (input.after !== undefined) {
+      // A position taken from GET /changes/position, a webhook or an item: the changes after it.
+      afterSeq = Number(input.after)
+      const bounds = await readFeedBounds(ctx.database.db)
+      if (afterSeq < bounds.oldest) throw positionExpired('after', afterSeq, bounds.oldest, ctx.settings.changesRetentionDays)
+      if (afterSeq > bounds.newest) throw invalid('after', `position ${afterSeq} is past the newest position ${bounds.newest}`)
+    }
   }
   if (named) requireTypeScopes(ctx, types, caller)
   const readable = new Set(readableChangeTypes(ctx, caller))
@@ -112,11 +115,23 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   // Records the caller may not see now (entries other than live without
   // entries:read_all_statuses, blocks of such entries) leave its view: they appear as deletes
   // without a snapshot, which also tells a mirror to drop them.
+  const snapshot = filter.snapshot
   const families: FeedFamily[] = resources.map((r) => ({
     resource: r, withSensitive: visibility(r, caller).withSensitive, visible: visibilityConditions(ctx.resources, r, caller),
+    ...(snapshot !== undefined ? { filter: snapshotConditions(r, snapshot, visibility(r, caller).withSensitive) } : {}),
     ...(boundary === null ? {} : { boundary: { conditions: boundaryConditions(ctx.resources, r, boundary), deletedIds: boundaryIds(r, boundary) } }),
   }))
-  const q = { afterSeq, updatedSince, limit: limit + 1, action: filter.action }
+  // Conditions that may leave out most of the log (origins, the caller's own writes, a filter on
+  // the snapshot) read a
+  // bounded range of positions: a page may then be short, and its cursor moves to the end of
+  // the range read, never past the newest position (read first, so every change up to it is
+  // committed: change-log.ts).
+  const scanned = origins !== undefined || excludeOwn || snapshot !== undefined ? await readFeedBounds(ctx.database.db) : undefined
+  const upTo = scanned ? Math.min(afterSeq + FILTERED_SCAN_POSITIONS, scanned.newest) : undefined
+  const q: FeedPageQuery = {
+    afterSeq, updatedSince, limit: limit + 1, action: filter.action, viewer: caller.credentialId,
+    ...(origins ? { origins } : {}), ...(excludeOwn ? { excludeCredential: caller.credentialId } : {}), ...(upTo !== undefined ? { upTo } : {}),
+  }
   const rendered = inDatabase && fields === undefined ? await readRenderedChangePage(ctx.database, q, families, limit) : undefined
   let data: string
   let hasMore: boolean
@@ -129,29 +144,52 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
     const rows = await readChangePage(ctx.database, q, families)
     hasMore = rows.length > limit
     const page = hasMore ? rows.slice(0, limit) : rows
-    data = '[' + changeItems(page, fields) + ']'
+    data = '[' + changeItems(page, fields, caller.credentialId) + ']'
     lastSeq = page.length > 0 ? page[page.length - 1].seq : null
+  }
+  if (scanned && upTo !== undefined && !hasMore) {
+    // The whole range was read: resume after it, and say whether the log goes further.
+    lastSeq = Math.max(upTo, afterSeq)
+    hasMore = scanned.newest > lastSeq
   }
   // The feed always hands back a position to resume from, also at its end, so a follower
   // can poll for new changes without missing any (see docs/decisions.md).
+  const position = lastSeq ?? afterSeq
   const nextCursor = ctx.cursors.encode({
-    s: lastSeq ?? afterSeq, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
+    s: position, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
   } satisfies ChangeCursor)
   return {
     rawData: data,
     pagination: { hasMore, nextCursor },
-    meta: { mode: input.cursor !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective },
+    meta: { mode: input.cursor !== undefined || input.after !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective, position },
   }
 }
 
+/** Positions a page with origin conditions reads at most (see changePage). */
+export const FILTERED_SCAN_POSITIONS = 2000
+
+function parseOrigins(text: string): string[] {
+  const kinds = [...new Set(String(text).split(',').map((k) => k.trim()).filter(Boolean))]
+  const unknown = kinds.filter((k) => !(ORIGIN_KINDS as readonly string[]).includes(k))
+  if (kinds.length === 0 || unknown.length > 0) throw invalid('origin', `unknown origin ${unknown.join(', ') || '(empty)'}; must be one of: ${ORIGIN_KINDS.join(', ')}`)
+  return kinds.sort()
+}
+
+/** 410 when pruning removed changes after `position` (a follower there would miss them). */
+async function requireKept(ctx: ReadContext, param: string, position: number): Promise<void> {
+  const oldest = Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
+  if (position < oldest) throw positionExpired(param, position, oldest, ctx.settings.changesRetentionDays)
+}
+
 /** The feed's items for `rows`, as JSON text joined by commas (what the database writes too). */
-function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined): string {
+function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined, viewer: string | undefined): string {
   let out = ''
   for (let i = 0; i < rows.length; i++) {
     const c = rows[i]
     const hidden = c.doc === ''
     const snapshot = c.doc === null || hidden ? 'null' : renderDoc(c.doc, c.sensitive, fields)
-    out += `${i > 0 ? ',' : ''}{"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","snapshot":${snapshot}}`
+    const origin = JSON.stringify(originView(c.originKind, c.originCredential, c.originRef, viewer))
+    out += `${i > 0 ? ',' : ''}{"position":${c.seq},"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","origin":${origin},"snapshot":${snapshot}}`
   }
   return out
 }

@@ -7,9 +7,10 @@
 import { ApiError, invalid } from '../kernel/errors.js'
 import type { Caller } from '../kernel/caller.js'
 import type { Services } from './services.js'
+import { readFeedBounds } from '../store/feed-position.js'
 import { integrationLag, SyncStateStore, type Checkpoint, type CheckpointLag } from '../integration/sync-state-store.js'
 
-export type SyncStateContext = Pick<Services, 'database' | 'credentials' | 'cursors'>
+export type SyncStateContext = Pick<Services, 'database' | 'credentials' | 'cursors' | 'settings'>
 
 /** Validated checkpoint body (see the route's schema). */
 export interface CheckpointInput {
@@ -30,6 +31,7 @@ export interface Lag {
   readonly integrationKey: string
   readonly checkpoints: readonly CheckpointLag[]
   readonly totals: { readonly pendingChanges: number; readonly maxLagSeconds: number }
+  readonly retention: { readonly days: number; readonly oldestPosition: number }
 }
 
 const METADATA_MAX_BYTES = 16 * 1024
@@ -91,5 +93,6 @@ export async function readLag(ctx: SyncStateContext, input: LagInput, caller: Ca
       pendingChanges: checkpoints.reduce((n, c) => n + c.pendingChanges, 0),
       maxLagSeconds: checkpoints.reduce((n, c) => Math.max(n, c.lagSeconds), 0),
     },
+    retention: { days: ctx.settings.changesRetentionDays, oldestPosition: (await readFeedBounds(ctx.database.db)).oldest },
   }
 }

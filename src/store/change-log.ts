@@ -10,6 +10,7 @@ import type { Resource } from '../resources/index.js'
 import type { Db, DialectAdapter } from './database.js'
 import { setMeta } from './meta.js'
 import { PRUNE_PAYLOAD } from './change-signal.js'
+import type { ChangeOrigin } from './change-origin.js'
 
 export type ChangeAction = 'created' | 'updated' | 'deleted'
 
@@ -22,8 +23,10 @@ export interface ChangeEvent {
   readonly updatedAt: number
   /** The public document after the change; null for deletes. */
   readonly doc: Record<string, unknown> | null
-  /** Sequence number in the change log, set once appended. */
+  /** Sequence number in the change log, set once appended: the change's position. */
   seq?: number
+  /** Who caused it (set by the writer before appending; the service itself when unset). */
+  origin?: ChangeOrigin
 }
 
 export const CHANGE_LOG_LOCK = 7270002
@@ -53,6 +56,9 @@ export async function appendChanges(tx: Db, adapter: DialectAdapter, events: Cha
       action: e.action,
       occurred_at: e.occurredAt,
       updated_at: e.updatedAt,
+      origin_kind: e.origin?.kind ?? 'system',
+      origin_credential: e.origin?.credentialId ?? null,
+      origin_ref: e.origin?.ref ?? null,
     }))).returning('seq').execute()
     rows.forEach((row, i) => { slice[i].seq = Number(row.seq) })
   }

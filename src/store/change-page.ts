@@ -20,9 +20,26 @@ export interface FeedFamily {
    * `conditions` now, and deletes of `deletedIds`, are in the page.
    */
   readonly boundary?: { readonly conditions: readonly Condition[]; readonly deletedIds: readonly number[] }
+  /** A `filter` on the snapshot: the record must meet these now (deletes always pass). */
+  readonly filter?: readonly Condition[]
+}
+
+/** A feed page's query: the log's own conditions, and who reads it. */
+export interface FeedPageQuery extends ChangePageQuery {
+  /** The reader's credential: its own changes show their origin whole (change-origin.ts). */
+  readonly viewer?: string
+  /** Only changes of these origin kinds. */
+  readonly origins?: readonly string[]
+  /** Leave out changes made by or for this credential (a two-way sync's own writes). */
+  readonly excludeCredential?: string
+  /** Read no change past this position: a filtered page scans a bounded range of the log. */
+  readonly upTo?: number
 }
 
 export interface ChangePageRow extends ChangeRow {
+  readonly originKind: string
+  readonly originCredential: string | null
+  readonly originRef: string | null
   /**
    * The record's current public document; null when the change is a delete or the record is
    * gone, `''` when the record exists but the caller may not see it.
@@ -32,7 +49,7 @@ export interface ChangePageRow extends ChangeRow {
 }
 
 /** Changes after `q.afterSeq` of the types in `families`, with snapshots. */
-export async function readChangePage(database: Database, q: ChangePageQuery, families: readonly FeedFamily[]): Promise<ChangePageRow[]> {
+export async function readChangePage(database: Database, q: FeedPageQuery, families: readonly FeedFamily[]): Promise<ChangePageRow[]> {
   if (families.length === 0) return []
   const st = new ReadStatement(database.adapter)
   const page = pageStatement(st, q, families)
@@ -47,6 +64,9 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
     updatedAt: Number(r[5]),
     doc: (r[6] as string | null) ?? null,
     sensitive: (r[7] as string | null) ?? null,
+    originKind: r[8] as string,
+    originCredential: (r[9] as string | null) ?? null,
+    originRef: (r[10] as string | null) ?? null,
   }))
 }
 
@@ -72,7 +92,7 @@ const ISO_RANGE = '0 AND 253402300799999'
  * Undefined when a change's times fall outside the years 1970–9999 or a sensitive part cannot
  * be spliced as text: the caller renders the rows itself.
  */
-export async function readRenderedChangePage(database: Database, q: ChangePageQuery, families: readonly FeedFamily[], shown: number): Promise<RenderedChangePage | undefined> {
+export async function readRenderedChangePage(database: Database, q: FeedPageQuery, families: readonly FeedFamily[], shown: number): Promise<RenderedChangePage | undefined> {
   if (families.length === 0) return { items: '', count: 0, lastSeq: null }
   const st = new ReadStatement(database.adapter)
   const a = st.adapter
@@ -80,8 +100,9 @@ export async function readRenderedChangePage(database: Database, q: ChangePageQu
   const show = Math.trunc(shown)
   const snapshot = `CASE WHEN r.doc IS NULL OR r.doc = '' THEN 'null' WHEN r.sensitive IS NULL OR length(r.sensitive) <= 2 THEN r.doc ELSE substr(r.doc, 1, length(r.doc) - 1) || ',' || substr(r.sensitive, 2) END`
   // concat() writes an item in one pass; a chain of || copies it once per part.
-  const item = `concat('{"resourceType":"', r.resource_type, '","resourceId":', r.resource_id, ',"action":"', CASE WHEN r.doc = '' THEN 'deleted' ELSE r.action END, `
-    + `'","updatedAt":"', ${a.isoOfMs('r.updated_at')}, '","occurredAt":"', ${a.isoOfMs('r.occurred_at')}, '","snapshot":', ${snapshot}, '}')`
+  const origin = originSql(st, q.viewer)
+  const item = `concat('{"position":', r.seq, ',"resourceType":"', r.resource_type, '","resourceId":', r.resource_id, ',"action":"', CASE WHEN r.doc = '' THEN 'deleted' ELSE r.action END, `
+    + `'","updatedAt":"', ${a.isoOfMs('r.updated_at')}, '","occurredAt":"', ${a.isoOfMs('r.occurred_at')}, '","origin":', ${origin}, ',"snapshot":', ${snapshot}, '}')`
   const renderable = `CASE WHEN r.updated_at BETWEEN ${ISO_RANGE} AND r.occurred_at BETWEEN ${ISO_RANGE} `
     + `AND (r.sensitive IS NULL OR length(r.sensitive) <= 2 OR (r.doc LIKE '%}' AND r.sensitive LIKE '{%')) THEN 1 ELSE 0 END`
   st.text = `WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p)`
@@ -97,7 +118,7 @@ export async function readRenderedChangePage(database: Database, q: ChangePageQu
  * sensitive part (`sensitive`) looked up by id, the caller's visibility evaluated in the same
  * lookup. No document is parsed.
  */
-function pageStatement(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): { with: string; select: string } {
+function pageStatement(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): { with: string; select: string } {
   const a = st.adapter
   // First in the text, so its parameters come first (SQLite's are positional).
   const page = logPage(st, q, families)
@@ -117,11 +138,11 @@ function pageStatement(st: ReadStatement, q: ChangePageQuery, families: readonly
   // per change it shows.
   return {
     with: `page AS MATERIALIZED (${page})`,
-    select: `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive FROM page c`,
+    select: `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive, c.origin_kind, c.origin_credential, c.origin_ref FROM page c`,
   }
 }
 
-const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at'
+const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, c.origin_kind, c.origin_credential, c.origin_ref'
 
 /**
  * The page's change-log rows, in sequence order: the engine's own form of "these types after
@@ -129,7 +150,7 @@ const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred
  * bounded workflow's open run) is read on its own with the boundary's conditions, and the
  * pages merged.
  */
-function logPage(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): string {
+function logPage(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): string {
   const limit = Math.trunc(q.limit)
   // Parameters in the order the text uses them (SQLite's are positional): one set per SELECT.
   const select = (of: readonly FeedFamily[], boundary?: FeedFamily) => {
@@ -137,7 +158,12 @@ function logPage(st: ReadStatement, q: ChangePageQuery, families: readonly FeedF
     let more = ''
     if (q.updatedSince !== undefined) more += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
     if (q.action !== undefined) more += ` AND c.action = ${st.param(q.action)}`
-    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, of.map((f) => sqlLiteral(f.resource.changeType)), after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
+    more += feedConditions(st, q, of)
+    const types = of.map((f) => sqlLiteral(f.resource.changeType))
+    // A bounded range (`upTo`): the positions themselves bound the read on either engine (the
+    // primary key's range), whatever share of them the conditions keep.
+    if (q.upTo !== undefined) return `SELECT ${LOG_COLUMNS} FROM change_log c WHERE c.seq > ${after} AND c.resource_type IN (${types.join(', ')})${more}${boundary ? boundaryCondition(st, boundary) : ''} ORDER BY c.seq LIMIT ${limit}`
+    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, types, after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
   }
   if (families.every((f) => !f.boundary)) return select(families)
   const branches = families.map((f, i) => `SELECT * FROM (${select([f], f)}) b${i}`)
@@ -151,4 +177,35 @@ function boundaryCondition(st: ReadStatement, f: FeedFamily): string {
   const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
   const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
   return ` AND (${inside}${deleted})`
+}
+
+/**
+ * The log conditions of a page beyond its types and position: a bound on the range read,
+ * origins, the reader's own writes left out, and the snapshot filter of each family (its
+ * record as it is now must meet it; a delete has no record and always passes, so a mirror
+ * still drops what it may hold).
+ */
+function feedConditions(st: ReadStatement, q: FeedPageQuery, of: readonly FeedFamily[]): string {
+  let more = ''
+  if (q.upTo !== undefined) more += ` AND c.seq <= ${st.param(q.upTo)}`
+  if (q.origins !== undefined) {
+    st.prepare = false
+    more += ` AND c.origin_kind IN (${q.origins.map((o) => st.param(o)).join(', ')})`
+  }
+  if (q.excludeCredential !== undefined) more += ` AND (c.origin_credential IS NULL OR c.origin_credential <> ${st.param(q.excludeCredential)})`
+  const filtered = of.filter((f) => f.filter !== undefined && f.filter.length > 0)
+  if (filtered.length > 0) {
+    st.prepare = false
+    const tests = filtered.map((f) => `WHEN ${sqlLiteral(f.resource.changeType)} THEN EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.filter ?? [])})`)
+    more += ` AND (c.action = 'deleted' OR CASE c.resource_type ${tests.join(' ')} ELSE 1 = 1 END)`
+  }
+  return more
+}
+
+/** The item's `origin` as JSON text, written by the database (see originView). */
+function originSql(st: ReadStatement, viewer: string | undefined): string {
+  const kindOnly = `concat('{"kind":"', r.origin_kind, '"}')`
+  if (viewer === undefined) return kindOnly
+  const ref = `CASE WHEN r.origin_ref IS NULL THEN '' WHEN r.origin_kind = 'job' THEN concat(',"runId":"', r.origin_ref, '"') ELSE concat(',"executionId":"', r.origin_ref, '"') END`
+  return `CASE WHEN r.origin_credential = CAST(${st.param(viewer)} AS text) THEN concat('{"kind":"', r.origin_kind, '","credentialId":', CAST(${st.param(JSON.stringify(viewer))} AS text), ${ref}, '}') ELSE ${kindOnly} END`
 }

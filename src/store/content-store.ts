@@ -10,6 +10,7 @@ import { columnName, type Database, type Db } from './database.js'
 import { completeRecord, isoOf, rowFor, splitSensitive } from './documents.js'
 import { schemaProblems } from './validation.js'
 import { appendChanges, type ChangeAction, type ChangeEvent } from './change-log.js'
+import { SYSTEM_ORIGIN, type ChangeOrigin } from './change-origin.js'
 import { deleteTerms, insertTerms, keepsTerms } from './record-terms.js'
 
 export type { ChangeEvent }
@@ -47,11 +48,15 @@ export class ContentStore {
     this.hooks.push(hook)
   }
 
-  /** Runs `fn` in one transaction; its changes, derived refreshes and hooks commit together. */
-  async transaction<T>(fn: (w: StoreWriter) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` in one transaction; its changes, derived refreshes and hooks commit together.
+   * Every change it makes carries `origin` (who caused it; the service itself when unnamed).
+   */
+  async transaction<T>(fn: (w: StoreWriter) => Promise<T>, origin: ChangeOrigin = SYSTEM_ORIGIN): Promise<T> {
     try {
       return await this.database.db.transaction().execute(async (trx) => {
         const w = new StoreWriter(trx, this.database, this.resources, this.referrers, this.options, true)
+        w.origin = origin
         const result = await fn(w)
         await w.flush(this.hooks)
         return result
@@ -70,16 +75,16 @@ export class ContentStore {
     this.commits++
   }
 
-  create(type: string, input: unknown): Promise<Doc> {
-    return this.transaction((w) => w.create(type, input))
+  create(type: string, input: unknown, origin?: ChangeOrigin): Promise<Doc> {
+    return this.transaction((w) => w.create(type, input), origin)
   }
 
-  update(type: string, id: number, patch: unknown): Promise<Doc> {
-    return this.transaction((w) => w.update(type, id, patch))
+  update(type: string, id: number, patch: unknown, origin?: ChangeOrigin): Promise<Doc> {
+    return this.transaction((w) => w.update(type, id, patch), origin)
   }
 
-  remove(type: string, id: number): Promise<void> {
-    return this.transaction((w) => w.remove(type, id))
+  remove(type: string, id: number, origin?: ChangeOrigin): Promise<void> {
+    return this.transaction((w) => w.remove(type, id), origin)
   }
 
   /** The full record (public and sensitive parts) or undefined. */
@@ -121,6 +126,8 @@ export class StoreWriter implements RecordWriter {
   private readonly dirty = new Map<string, Set<number>>()
   private readonly knownRefs = new Map<string, Set<unknown>>()
   private lastStamp = 0
+  /** Who causes this transaction's changes (set by ContentStore.transaction). */
+  origin: ChangeOrigin = SYSTEM_ORIGIN
 
   /**
    * @param locking inside a write transaction, reads lock the rows they read (PostgreSQL
@@ -199,7 +206,7 @@ export class StoreWriter implements RecordWriter {
       await this.checkReferences(r, input as Doc)
       const now = this.stamp()
       const full = completeRecord(r, { ...(input as Doc), uid: randomUUID(), createdAt: isoOf(now), updatedAt: isoOf(now) })
-      await r.hooks?.beforeWrite?.(this, full, undefined)
+      await this.derived(() => r.hooks?.beforeWrite?.(this, full, undefined))
       // A left-out property whose type has no valid default (a handle, whose pattern '' fails)
       // must be given: never store a document its own schema rejects.
       // Ids come later, in a batch: check with a stand-in so a valid record passes the fast
@@ -226,7 +233,7 @@ export class StoreWriter implements RecordWriter {
       if (keepsTerms(r)) await insertTerms(this.tx, r, slice.map((f) => termSource(r, f)))
       for (const f of slice) {
         this.record(r, f, 'created')
-        await r.hooks?.afterWrite?.(this, f, undefined)
+        await this.derived(() => r.hooks?.afterWrite?.(this, f, undefined))
       }
     }
     return fulls
@@ -240,32 +247,50 @@ export class StoreWriter implements RecordWriter {
     if (!previous) throw notFound(`No ${type} record with id ${id}`)
     await this.checkReferences(r, patch as Doc)
     const next: Doc = { ...previous, ...(patch as Doc), id, uid: previous.uid, createdAt: previous.createdAt, updatedAt: isoOf(this.stamp()) }
-    await r.hooks?.beforeWrite?.(this, next, previous)
+    await this.derived(() => r.hooks?.beforeWrite?.(this, next, previous))
     await this.writeRow(r, next)
     this.record(r, next, 'updated')
-    await r.hooks?.afterWrite?.(this, next, previous)
+    if (r.status !== undefined && previous.status !== next.status) await this.recordOwnedOf(r, id)
+    await this.derived(() => r.hooks?.afterWrite?.(this, next, previous))
     return next
+  }
+
+  /**
+   * An owner's status decides whether readers may see the records it owns (a content block
+   * of an unpublished entry is hidden with it), so a status change is a change of each of
+   * them too: the feed then shows them as deletes or again with a snapshot, and a mirror
+   * follows (docs/sync.md). Their documents and updatedAt stay as they are.
+   */
+  private async recordOwnedOf(owner: Resource, ownerId: number): Promise<void> {
+    const now = this.stamp()
+    for (const o of this.resources.all) {
+      if (o.owner?.type !== owner.type) continue
+      for (const doc of await this.docsWhere(o.type, o.owner.column, ownerId)) {
+        this.events.push({ resource: o, resourceId: doc.id as number, action: 'updated', occurredAt: now, updatedAt: Date.parse(doc.updatedAt as string), doc: splitSensitive(o, doc).doc, origin: SYSTEM_ORIGIN })
+      }
+    }
   }
 
   async remove(type: string, id: number, opts: { skipHooks?: boolean } = {}): Promise<void> {
     const r = this.resourceOrThrow(type)
     const previous = await this.get(type, id)
     if (!previous) throw notFound(`No ${type} record with id ${id}`)
-    await r.hooks?.beforeDelete?.(this, previous)
+    await this.derived(() => r.hooks?.beforeDelete?.(this, previous))
     await this.refuseIfReferenced(r, previous)
     await this.run(r, () => this.tx.deleteFrom(r.table).where('id', '=', id).execute())
     if (keepsTerms(r)) await deleteTerms(this.tx, r, id)
     const now = this.stamp()
-    this.events.push({ resource: r, resourceId: id, action: 'deleted', occurredAt: now, updatedAt: now, doc: null })
+    this.events.push({ resource: r, resourceId: id, action: 'deleted', occurredAt: now, updatedAt: now, doc: null, ...this.derivedOrigin() })
     this.dirty.get(type)?.delete(id)
-    if (!opts.skipHooks) await r.hooks?.afterWrite?.(this, null, previous)
+    if (!opts.skipHooks) await this.derived(() => r.hooks?.afterWrite?.(this, null, previous))
   }
 
   /** Applies deferred derived refreshes, appends the change log and runs the hooks. */
   async flush(hooks: readonly ChangeHook[]): Promise<void> {
-    for (const [type, ids] of this.dirty) for (const id of ids) await this.rollup(type, id)
+    for (const [type, ids] of this.dirty) for (const id of ids) await this.derived(() => this.rollup(type, id))
     this.dirty.clear()
     if (this.events.length === 0) return
+    for (const e of this.events) e.origin ??= this.origin
     await appendChanges(this.tx, this.database.adapter, this.events, { commitOrderLock: this.options.commitOrderLock })
     for (const hook of hooks) await hook(this.tx, this.events)
     // At commit, other processes drop cached pages and wake their delivery workers
@@ -290,8 +315,30 @@ export class StoreWriter implements RecordWriter {
     const updatedAt = Date.parse(full.updatedAt as string)
     this.events.push({
       resource: r, resourceId: full.id as number, action, occurredAt: updatedAt, updatedAt,
-      doc: splitSensitive(r, full).doc,
+      doc: splitSensitive(r, full).doc, ...this.derivedOrigin(),
     })
+  }
+
+  /** Hooks and rollups running: what they write is derived (see derivedOrigin). */
+  private deriving = 0
+
+  private async derived<T>(fn: () => Promise<T> | T | undefined): Promise<T | undefined> {
+    this.deriving++
+    try {
+      return await fn()
+    } finally {
+      this.deriving--
+    }
+  }
+
+  /**
+   * Changes a family's hooks derive from a write (a product's totals after a variant's stock,
+   * a cascade, an owner's blocks after its status) are the service's: `system`. The writer's
+   * origin covers the records it wrote itself, so a two-way sync that leaves out its own
+   * changes still reads what its writes changed elsewhere.
+   */
+  private derivedOrigin(): { origin?: ChangeOrigin } {
+    return this.deriving > 0 ? { origin: SYSTEM_ORIGIN } : {}
   }
 
   private async writeRow(r: Resource, full: Doc): Promise<void> {

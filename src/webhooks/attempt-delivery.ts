@@ -61,7 +61,11 @@ export async function attemptDelivery(ctx: DeliveryContext, claim: ClaimedDelive
     return record({ status: 'failed', statusCode: null, error, nextAttemptAt: null, durationMs: 0 }, {}, NOT_SENT)
   }
   const headers = url && secret
-    ? { ...deliveryHeaders(secret, claim.deliveryId, Math.floor(attemptedAt / 1000), claim.body, claim.attempts), 'content-length': String(Buffer.byteLength(claim.body)) }
+    ? {
+      ...deliveryHeaders(secret, claim.deliveryId, Math.floor(attemptedAt / 1000), claim.body, claim.attempts), 'content-length': String(Buffer.byteLength(claim.body)),
+      // The feed's position of the change, as in the body: a receiver that missed deliveries resumes from /changes?after=<it>.
+      ...(claim.position !== undefined && claim.position !== null ? { 'x-gatehouse-position': String(claim.position) } : {}),
+    }
     : {}
   const result = url && secret
     ? await sendAttempt(url, claim.body, headers, settings.webhookTimeoutSeconds * 1000)

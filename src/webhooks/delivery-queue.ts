@@ -20,6 +20,8 @@ export interface ClaimedDelivery {
   readonly leaseToken: string
   /** Who holds the claim (a worker id, or `send-test:…`). */
   readonly workerId: string
+  /** The change's position in the feed (null for test deliveries): sent as X-Gatehouse-Position. */
+  readonly position?: number | null
 }
 
 export interface ClaimOptions {
@@ -43,10 +45,11 @@ export async function claimDeliveries(database: Database, opts: ClaimOptions): P
         ORDER BY next_attempt_at, id
         LIMIT ${opts.limit}
         ${skipLocked})
-    RETURNING id, delivery_id, event_id, kind, body, attempts`.execute(database.db)
+    RETURNING id, delivery_id, event_id, kind, body, attempts, change_seq`.execute(database.db)
   return rows.map((r) => ({
     id: Number(r.id), deliveryId: r.delivery_id as string, eventId: r.event_id as string,
     kind: r.kind as 'event' | 'test', body: r.body as string, attempts: Number(r.attempts), leaseToken: token, workerId: opts.workerId,
+    position: r.change_seq === null || r.change_seq === undefined ? null : Number(r.change_seq),
   })).sort((a, b) => a.id - b.id)
 }
 

@@ -1,5 +1,6 @@
-// The event body, exactly the spec's table: id, occurredAt, resourceType, resourceId,
-// action, updatedAt, snapshot (the public document; null on delete tombstones). It is
+// The event body: the spec's table (id, occurredAt, resourceType, resourceId, action,
+// updatedAt, snapshot: the public document, null on delete tombstones) plus the change's
+// feed position and origin kind (docs/sync.md). It is
 // serialised once, at write time, and stored as the exact bytes every attempt signs.
 import { randomUUID } from 'node:crypto'
 import type { ChangeEvent } from '../store/content-store.js'
@@ -16,6 +17,10 @@ export interface WebhookEvent {
   readonly action: EventAction
   readonly updatedAt: string
   readonly snapshot: Record<string, unknown> | null
+  /** The change's position in the feed (`position` of /changes items, `after=` to resume). */
+  readonly position: number | null
+  /** Who caused it: the kind only (a webhook goes to a receiver, not to one credential). */
+  readonly origin: { readonly kind: string }
 }
 
 export const newEventId = () => 'evt_' + randomUUID().replace(/-/g, '')
@@ -33,6 +38,8 @@ export function eventOf(change: ChangeEvent, id = newEventId()): WebhookEvent | 
     action: change.action,
     updatedAt: new Date(change.updatedAt).toISOString(),
     snapshot: change.action === 'deleted' ? null : change.doc,
+    position: change.seq ?? null,
+    origin: { kind: change.origin?.kind ?? 'system' },
   }
 }
 
@@ -40,6 +47,6 @@ export function eventOf(change: ChangeEvent, id = newEventId()): WebhookEvent | 
 export function eventBody(e: WebhookEvent): string {
   return JSON.stringify({
     id: e.id, occurredAt: e.occurredAt, resourceType: e.resourceType, resourceId: e.resourceId,
-    action: e.action, updatedAt: e.updatedAt, snapshot: e.snapshot,
+    action: e.action, updatedAt: e.updatedAt, position: e.position, origin: e.origin, snapshot: e.snapshot,
   })
 }

@@ -72,7 +72,7 @@ test('limits are the ones the API enforces', async (t) => {
   const token = await app.issueToken(['capabilities:read', 'products:read', 'syncstate:write'])
   const res = await app.get(`${BASE_PATH}/capabilities`, token)
   const { limits } = res.json().data
-  assert.deepEqual(limits, { limit: { minimum: 1, maximum: 200, default: 50 }, fieldsMaxPaths: 50, filterMaxExpressions: 20, bodyMaxBytes: 1048576, rateLimitPerMinute: 1000 })
+  assert.deepEqual(limits, { limit: { minimum: 1, maximum: 200, default: 50 }, fieldsMaxPaths: 50, filterMaxExpressions: 20, bodyMaxBytes: 1048576, rateLimitPerMinute: 1000, changesRetentionDays: 90 })
   assert.equal(res.headers['x-ratelimit-limit'], '1000')
 
   const over = await app.get(`${BASE_PATH}/products?limit=${limits.limit.maximum + 1}`, token)

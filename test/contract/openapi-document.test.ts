@@ -96,7 +96,7 @@ test('products.list: constrained parameters, the envelope around the product ite
   assert.deepEqual(doc.paths['/products/show'].get.responses['404'], { $ref: '#/components/responses/NOT_FOUND' })
   assert.deepEqual(doc.paths['/changes'].get.responses['410'], { $ref: '#/components/responses/CURSOR_EXPIRED' })
   // The change feed's items are always whole (fields projects only the snapshot).
-  assert.deepEqual(doc.components.schemas.ChangesItem.required, ['resourceType', 'resourceId', 'action', 'updatedAt', 'occurredAt', 'snapshot'])
+  assert.deepEqual(doc.components.schemas.ChangesItem.required, ['position', 'resourceType', 'resourceId', 'action', 'updatedAt', 'occurredAt', 'origin', 'snapshot'])
 })
 
 test('deprecated aliases are marked, with their successor; POST bodies are documented', async (t) => {

@@ -1,5 +1,5 @@
-// Real deliveries of entry, product and order changes: the payload is exactly the spec's
-// fields, and both signatures verify, with node:crypto and with the standardwebhooks
+// Real deliveries of entry, product and order changes: the payload is the spec's fields
+// plus the change's feed position (also a header) and origin, and both signatures verify, with node:crypto and with the standardwebhooks
 // package a receiver would use; a tampered body or a wrong secret fails both.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -49,7 +49,8 @@ for (const dialect of await testDialects()) {
         `order:${order.id}:created`, `product:${product.id}:created`, `product:${product.id}:updated`,
       ])
       for (const p of payloads) {
-        assert.deepEqual(Object.keys(p), ['id', 'occurredAt', 'resourceType', 'resourceId', 'action', 'updatedAt', 'snapshot'])
+        assert.deepEqual(Object.keys(p), ['id', 'occurredAt', 'resourceType', 'resourceId', 'action', 'updatedAt', 'position', 'origin', 'snapshot'])
+        assert.deepEqual(p.origin, { kind: 'system' }, 'writes of the service itself')
         assert.match(p.id, /^evt_[0-9a-f]{32}$/)
         assert.ok(!Number.isNaN(Date.parse(p.occurredAt)) && !Number.isNaN(Date.parse(p.updatedAt)))
       }
@@ -61,6 +62,16 @@ for (const dialect of await testDialects()) {
       assert.equal(byKey('order:created').snapshot.number, 'c'.repeat(32))
       assert.equal('email' in byKey('order:created').snapshot, false, 'sensitive order fields never leave in a webhook')
 
+      // One position everywhere: the header, the body and the feed name each change the same way.
+      const feedToken = await app.issueToken(['changes:read', 'entries:read', 'entries:read_all_statuses', 'products:read', 'orders:read'])
+      const feed = (await app.get('/gatehouse/v1/changes?types=entries,products,orders&limit=200', feedToken)).json().data as { position: number; resourceType: string; resourceId: number; action: string }[]
+      for (const r of receiver.received) {
+        const p = payloadOf(r)
+        assert.equal(r.headers['x-gatehouse-position'], String(p.position))
+        const item = feed.find((i) => i.position === p.position)
+        assert.ok(item, `position ${p.position} is a change of the feed`)
+        assert.deepEqual([item.resourceId, item.action], [p.resourceId, p.action])
+      }
       for (const r of receiver.received) {
         assert.equal(r.headers['content-type'], 'application/json')
         assert.equal(r.headers['user-agent'], `Gatehouse-Webhooks/${version}`)

@@ -53,6 +53,10 @@ export const LagData = Type.Object({
     cursorExpired: Type.Boolean(),
   }, { additionalProperties: false })),
   totals: Type.Object({ pendingChanges: Type.Integer({ minimum: 0 }), maxLagSeconds: Type.Number({ minimum: 0 }) }),
+  retention: Type.Object({
+    days: Type.Integer({ minimum: 1, description: 'How long the change log keeps changes' }),
+    oldestPosition: Type.Integer({ minimum: 0, description: 'The oldest feed position still kept; a checkpoint before it must reset (docs/sync.md)' }),
+  }, { additionalProperties: false }),
 }, { additionalProperties: false })
 
 export function syncStateRoutes(services: Services): MachineRoute[] {

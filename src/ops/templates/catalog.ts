@@ -39,14 +39,15 @@ export const templateCatalog: readonly IntegrationTemplate[] = [
   {
     id: 'catalog-sync',
     displayName: 'Catalog sync with checkpoints',
-    intent: 'Keep an external copy of the product catalog current: a full copy on the first run, then only changes, resuming from a checkpoint after every page.',
+    intent: 'Keep an external copy of the product catalog current: on the first run the feed position, then a full copy, then only the changes after that position, resuming from a checkpoint after every page.',
     requiredScopes: ['products:read', 'changes:read', 'syncstate:read', 'syncstate:write'],
     optionalScopes: ['variants:read'],
     requiresExperimental: false,
     steps: [
       { method: 'GET', path: '/sync-state/lag', purpose: 'Read the saved checkpoint and how far behind it is' },
+      { method: 'GET', path: '/changes/position', purpose: 'First run only: take the feed position before the copy' },
       { method: 'GET', path: '/products', purpose: 'First run only: copy every product (status=all), page by page' },
-      { method: 'GET', path: '/changes', purpose: 'Follow the change feed from the checkpoint cursor' },
+      { method: 'GET', path: '/changes', purpose: 'Follow the change feed after that position (after=), then from the checkpoint cursor' },
       { method: 'POST', path: '/sync-state/checkpoint', purpose: "Save each page's nextCursor" },
     ],
     env: [],

@@ -19,8 +19,9 @@ import { attemptsAndMetricBuckets } from './013-attempts-and-metric-buckets.js'
 import { adminTokens } from './014-admin-tokens.js'
 import { mcpSessions } from './015-mcp-sessions.js'
 import type { Migration } from './migration.js'
+import { changeOrigin } from './016-change-origin.js'
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions, changeOrigin]
 
 export interface MigrationResult {
   readonly name: string

@@ -1,6 +1,6 @@
 // Catalog sync with checkpoints: copies products into a local map, follows the change feed
-// from the last checkpoint, and writes a checkpoint after every page so a restart resumes
-// where it stopped. Node 20+, no dependencies.
+// from the position taken before the copy (or the last checkpoint), and writes a checkpoint
+// after every page so a restart resumes where it stopped. Node 20+, no dependencies.
 const base = `${process.env.GATEHOUSE_BASE_URL}/gatehouse/v1`
 const headers = { Authorization: `Bearer ${process.env.GATEHOUSE_TOKEN}`, 'Content-Type': 'application/json' }
 
@@ -15,8 +15,12 @@ const catalog = new Map()
 const lag = await call('GET', '/sync-state/lag?resourceType=products')
 let cursor = lag.data.checkpoints[0]?.cursor ?? null
 
+let after = null
 if (cursor === null) {
-  // First run: a full copy, then the feed from its start (upserts make the overlap harmless).
+  // First run: the feed's position first, then a full copy; following from that position
+  // sees every change made during the copy again (upserts make that harmless), and nothing
+  // older is replayed.
+  after = (await call('GET', '/changes/position')).data.position
   let page = await call('GET', '/products?status=all&limit=100')
   for (;;) {
     for (const p of page.data) catalog.set(p.id, p)
@@ -27,7 +31,7 @@ if (cursor === null) {
 
 let changes = 0
 for (;;) {
-  const query = cursor ? `cursor=${encodeURIComponent(cursor)}` : 'types=products&limit=100'
+  const query = cursor ? `cursor=${encodeURIComponent(cursor)}` : `types=products&limit=100&after=${after ?? 0}`
   const page = await call('GET', `/changes?${query}`)
   for (const c of page.data) {
     if (c.action === 'deleted') catalog.delete(c.resourceId)
@@ -39,5 +43,5 @@ for (;;) {
   if (!page.pagination.hasMore) break
 }
 
-const after = await call('GET', '/sync-state/lag?resourceType=products')
-console.log(`synced ${catalog.size} products, applied ${changes} changes, pending ${after.data.totals.pendingChanges}`)
+const lagNow = await call('GET', '/sync-state/lag?resourceType=products')
+console.log(`synced ${catalog.size} products, applied ${changes} changes, pending ${lagNow.data.totals.pendingChanges}`)

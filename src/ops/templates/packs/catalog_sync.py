@@ -1,5 +1,5 @@
-"""Catalog sync with checkpoints: copies products, follows the change feed from the last
-checkpoint and checkpoints after every page. Python 3.8+, standard library only."""
+"""Catalog sync with checkpoints: copies products, follows the change feed from the position
+taken before the copy (or the last checkpoint) and checkpoints after every page. Python 3.8+, standard library only."""
 import json
 import os
 import urllib.error
@@ -26,8 +26,12 @@ catalog = {}
 checkpoints = call("GET", "/sync-state/lag?resourceType=products")["data"]["checkpoints"]
 cursor = checkpoints[0]["cursor"] if checkpoints else None
 
+after = 0
 if cursor is None:
-    # First run: a full copy, then the feed from its start (upserts make the overlap harmless).
+    # First run: the feed's position first, then a full copy; following from that position
+    # sees every change made during the copy again (upserts make that harmless), and nothing
+    # older is replayed.
+    after = call("GET", "/changes/position")["data"]["position"]
     page = call("GET", "/products?status=all&limit=100")
     while True:
         for p in page["data"]:
@@ -38,7 +42,7 @@ if cursor is None:
 
 changes = 0
 while True:
-    query = "cursor=" + urllib.parse.quote(cursor) if cursor else "types=products&limit=100"
+    query = "cursor=" + urllib.parse.quote(cursor) if cursor else f"types=products&limit=100&after={after}"
     page = call("GET", "/changes?" + query)
     for c in page["data"]:
         if c["action"] == "deleted":
