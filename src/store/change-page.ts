@@ -6,7 +6,9 @@
 import type { Resource } from '../resources/declare.js'
 import type { ChangeAction, ChangePageQuery, ChangeRow } from './change-log.js'
 import type { Database } from './database.js'
-import { ReadStatement, sqlLiteral, sqlName } from './read-statement.js'
+import { ReadStatement, readRows } from './read-statement.js'
+import { EMPTY, frag, join, param, raw, type Fragment } from './sql-fragment.js'
+import { sqlLiteral, sqlName } from './sql-quote.js'
 import { conditionsSql, type Condition } from './record-conditions.js'
 
 /** How one change type is read for this caller. */
@@ -36,8 +38,7 @@ export async function readChangePage(database: Database, q: ChangePageQuery, fam
   if (families.length === 0) return []
   const st = new ReadStatement(database.adapter)
   const page = pageStatement(st, q, families)
-  st.text = `WITH ${page.with} ${page.select} ORDER BY c.seq`
-  const rows = await database.read(st.text, st.params, { prepare: st.prepare })
+  const rows = await readRows(database, frag`WITH ${page.with} ${page.select} ORDER BY c.seq`, { prepare: st.prepare })
   return rows.map((r) => ({
     seq: Number(r[0]),
     resourceType: r[1] as string,
@@ -84,9 +85,9 @@ export async function readRenderedChangePage(database: Database, q: ChangePageQu
     + `'","updatedAt":"', ${a.isoOfMs('r.updated_at')}, '","occurredAt":"', ${a.isoOfMs('r.occurred_at')}, '","snapshot":', ${snapshot}, '}')`
   const renderable = `CASE WHEN r.updated_at BETWEEN ${ISO_RANGE} AND r.occurred_at BETWEEN ${ISO_RANGE} `
     + `AND (r.sensitive IS NULL OR length(r.sensitive) <= 2 OR (r.doc LIKE '%}' AND r.sensitive LIKE '{%')) THEN 1 ELSE 0 END`
-  st.text = `WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p)`
-  st.text += ` SELECT count(*), max(CASE WHEN r.n <= ${show} THEN r.seq END), min(${renderable}), ${a.joinInOrder(`CASE WHEN r.n <= ${show} THEN ${item} END`, 'r.seq')} FROM r`
-  const [[count, lastSeq, ok, items]] = await database.read(st.text, st.params, { prepare: st.prepare })
+  const summary = `SELECT count(*), max(CASE WHEN r.n <= ${show} THEN r.seq END), min(${renderable}), ${a.joinInOrder(`CASE WHEN r.n <= ${show} THEN ${item} END`, 'r.seq')} FROM r`
+  const sql = frag`WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p) ${raw(summary)}`
+  const [[count, lastSeq, ok, items]] = await readRows(database, sql, { prepare: st.prepare })
   if (Number(ok ?? 1) !== 1) return undefined
   return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq) }
 }
@@ -97,18 +98,16 @@ export async function readRenderedChangePage(database: Database, q: ChangePageQu
  * sensitive part (`sensitive`) looked up by id, the caller's visibility evaluated in the same
  * lookup. No document is parsed.
  */
-function pageStatement(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): { with: string; select: string } {
+function pageStatement(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): { with: Fragment; select: Fragment } {
   const a = st.adapter
-  // First in the text, so its parameters come first (SQLite's are positional).
-  const page = logPage(st, q, families)
   // One scalar subquery per type, chosen by the row's type: an index lookup by id.
   const lookup = (column: 'doc' | 'sensitive', f: FeedFamily) => {
-    const text = a.docSql(`t.${column}`)
-    const value = f.visible.length === 0 ? text : `CASE WHEN ${conditionsSql(st, f.resource, 't', f.visible)} THEN ${text} ELSE '' END`
-    return `WHEN ${sqlLiteral(f.resource.changeType)} THEN (SELECT ${value} FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id)`
+    const text = raw(a.docSql(`t.${column}`))
+    const value = f.visible.length === 0 ? text : frag`CASE WHEN ${conditionsSql(st, f.resource, 't', f.visible)} THEN ${text} ELSE '' END`
+    return frag`WHEN ${raw(sqlLiteral(f.resource.changeType))} THEN (SELECT ${value} FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id)`
   }
   const snapshot = (column: 'doc' | 'sensitive', of: readonly FeedFamily[]) =>
-    of.length === 0 ? 'NULL' : `CASE WHEN c.action = 'deleted' THEN NULL ELSE CASE c.resource_type ${of.map((f) => lookup(column, f)).join(' ')} END END`
+    of.length === 0 ? raw('NULL') : frag`CASE WHEN c.action = 'deleted' THEN NULL ELSE CASE c.resource_type ${join(of.map((f) => lookup(column, f)), ' ')} END END`
   const docs = snapshot('doc', families)
   const sensitive = snapshot('sensitive', families.filter((f) => f.withSensitive && f.resource.sensitiveKeys.length > 0))
   // The page of the log first, documents after: with the lookups in the same SELECT as the
@@ -116,8 +115,8 @@ function pageStatement(st: ReadStatement, q: ChangePageQuery, families: readonly
   // page per type) and carried them through the sort; materialized, a page costs one lookup
   // per change it shows.
   return {
-    with: `page AS MATERIALIZED (${page})`,
-    select: `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive FROM page c`,
+    with: frag`page AS MATERIALIZED (${logPage(st, q, families)})`,
+    select: frag`SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive FROM page c`,
   }
 }
 
@@ -129,26 +128,23 @@ const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred
  * bounded workflow's open run) is read on its own with the boundary's conditions, and the
  * pages merged.
  */
-function logPage(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): string {
+function logPage(st: ReadStatement, q: ChangePageQuery, families: readonly FeedFamily[]): Fragment {
   const limit = Math.trunc(q.limit)
-  // Parameters in the order the text uses them (SQLite's are positional): one set per SELECT.
+  // A fragment the engine may write more than once binds the same parameters each time.
   const select = (of: readonly FeedFamily[], boundary?: FeedFamily) => {
-    const after = st.param(q.afterSeq)
-    let more = ''
-    if (q.updatedSince !== undefined) more += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
-    if (q.action !== undefined) more += ` AND c.action = ${st.param(q.action)}`
-    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, of.map((f) => sqlLiteral(f.resource.changeType)), after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
+    const more = frag`${q.updatedSince !== undefined ? frag` AND c.updated_at >= ${q.updatedSince}` : EMPTY}${q.action !== undefined ? frag` AND c.action = ${q.action}` : EMPTY}${boundary ? boundaryCondition(st, boundary) : EMPTY}`
+    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, of.map((f) => sqlLiteral(f.resource.changeType)), param(q.afterSeq), more, limit)
   }
   if (families.every((f) => !f.boundary)) return select(families)
-  const branches = families.map((f, i) => `SELECT * FROM (${select([f], f)}) b${i}`)
-  return `SELECT * FROM (${branches.join(' UNION ALL ')}) c ORDER BY c.seq LIMIT ${limit}`
+  const branches = families.map((f, i) => frag`SELECT * FROM (${select([f], f)}) b${raw(String(i))}`)
+  return frag`SELECT * FROM (${join(branches, ' UNION ALL ')}) c ORDER BY c.seq LIMIT ${raw(String(limit))}`
 }
 
 /** A workflow's read boundary: records inside it now, and deletes of the ids it names. */
-function boundaryCondition(st: ReadStatement, f: FeedFamily): string {
-  if (!f.boundary) return ''
+function boundaryCondition(st: ReadStatement, f: FeedFamily): Fragment {
+  if (!f.boundary) return EMPTY
   st.prepare = false
-  const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
-  const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
-  return ` AND (${inside}${deleted})`
+  const inside = frag`EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
+  const deleted = f.boundary.deletedIds.length > 0 ? frag` OR (c.action = 'deleted' AND c.resource_id IN (${join(f.boundary.deletedIds.map(param), ', ')}))` : EMPTY
+  return frag` AND (${inside}${deleted})`
 }
