@@ -87,9 +87,9 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const database = opts.database ?? servingDatabase(settings, logger)
   const resources = opts.resources ?? defaultRegistry
   if (opts.migrate !== false) {
-    // Migrations may run longer than any request should: on PostgreSQL they run on a
-    // connection of their own without the statement timeout (SQLite has none).
-    if (opts.database || database.adapter.name === 'sqlite') await migrateSchema(database, resources.all)
+    // Migrations may run longer than any request should: where the engine bounds statements
+    // (PostgreSQL), they run on a connection of their own without the bound.
+    if (opts.database || !database.adapter.statementTimeouts) await migrateSchema(database, resources.all)
     else {
       const unbounded = openDatabase(settings.databaseUrl, { poolSize: 1, connectTimeoutMs: settings.databaseConnectTimeoutMs, busyTimeoutMs: settings.sqliteBusyTimeoutMs })
       try { await migrateSchema(unbounded, resources.all) } finally { await unbounded.close() }

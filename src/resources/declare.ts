@@ -4,6 +4,7 @@
 import { Type, type TObject, type TProperties, type TSchema } from '@sinclair/typebox'
 import type { FeatureFlag } from '../kernel/settings.js'
 import type { FamilyHooks } from './hooks.js'
+import { checkDeclaredNames } from './declared-names.js'
 import './formats.js'
 
 /** Settings flags a family can be switched on by. */
@@ -160,6 +161,7 @@ export const baseProperties = {
 }
 
 export function declareResource(d: ResourceDeclaration): Resource {
+  checkDeclaredNames(d)
   const sensitive = d.sensitive ?? {}
   const computed = new Set(d.computed ?? [])
   const all = { ...d.properties, ...sensitive }

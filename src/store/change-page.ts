@@ -6,7 +6,9 @@
 import type { Resource } from '../resources/declare.js'
 import type { ChangeAction, ChangePageQuery, ChangeRow } from './change-log.js'
 import type { Database } from './database.js'
-import { ReadStatement, sqlLiteral, sqlName } from './read-statement.js'
+import { ReadStatement, readRows } from './read-statement.js'
+import { EMPTY, frag, join, param, raw, type Fragment } from './sql-fragment.js'
+import { sqlLiteral, sqlName } from './sql-quote.js'
 import { conditionsSql, type Condition } from './record-conditions.js'
 
 /** How one change type is read for this caller. */
@@ -37,15 +39,15 @@ export interface FeedPageQuery extends ChangePageQuery {
 }
 
 export interface ChangePageRow extends ChangeRow {
-  readonly originKind: string
-  readonly originCredential: string | null
-  readonly originRef: string | null
   /**
    * The record's current public document; null when the change is a delete or the record is
    * gone, `''` when the record exists but the caller may not see it.
    */
   readonly doc: string | null
   readonly sensitive: string | null
+  readonly originKind: string
+  readonly originCredential: string | null
+  readonly originRef: string | null
 }
 
 /** Changes after `q.afterSeq` of the types in `families`, with snapshots. */
@@ -53,8 +55,7 @@ export async function readChangePage(database: Database, q: FeedPageQuery, famil
   if (families.length === 0) return []
   const st = new ReadStatement(database.adapter)
   const page = pageStatement(st, q, families)
-  st.text = `WITH ${page.with} ${page.select} ORDER BY c.seq`
-  const rows = await database.read(st.text, st.params, { prepare: st.prepare })
+  const rows = await readRows(database, frag`WITH ${page.with} ${page.select} ORDER BY c.seq`, { prepare: st.prepare })
   return rows.map((r) => ({
     seq: Number(r[0]),
     resourceType: r[1] as string,
@@ -100,14 +101,16 @@ export async function readRenderedChangePage(database: Database, q: FeedPageQuer
   const show = Math.trunc(shown)
   const snapshot = `CASE WHEN r.doc IS NULL OR r.doc = '' THEN 'null' WHEN r.sensitive IS NULL OR length(r.sensitive) <= 2 THEN r.doc ELSE substr(r.doc, 1, length(r.doc) - 1) || ',' || substr(r.sensitive, 2) END`
   // concat() writes an item in one pass; a chain of || copies it once per part.
-  const origin = originSql(st, q.viewer)
-  const item = `concat('{"position":', r.seq, ',"resourceType":"', r.resource_type, '","resourceId":', r.resource_id, ',"action":"', CASE WHEN r.doc = '' THEN 'deleted' ELSE r.action END, `
-    + `'","updatedAt":"', ${a.isoOfMs('r.updated_at')}, '","occurredAt":"', ${a.isoOfMs('r.occurred_at')}, '","origin":', ${origin}, ',"snapshot":', ${snapshot}, '}')`
+  const item = frag`concat('{"position":', r.seq, ',"resourceType":"', r.resource_type, '","resourceId":', r.resource_id, ',"action":"', CASE WHEN r.doc = '' THEN 'deleted' ELSE r.action END, ${raw(
+    `'","updatedAt":"', ${a.isoOfMs('r.updated_at')}, '","occurredAt":"', ${a.isoOfMs('r.occurred_at')}, '","origin":', `)}${originSql(q.viewer)}${raw(`, ',"snapshot":', ${snapshot}, '}')`)}`
   const renderable = `CASE WHEN r.updated_at BETWEEN ${ISO_RANGE} AND r.occurred_at BETWEEN ${ISO_RANGE} `
     + `AND (r.sensitive IS NULL OR length(r.sensitive) <= 2 OR (r.doc LIKE '%}' AND r.sensitive LIKE '{%')) THEN 1 ELSE 0 END`
-  st.text = `WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p)`
-  st.text += ` SELECT count(*), max(CASE WHEN r.n <= ${show} THEN r.seq END), min(${renderable}), ${a.joinInOrder(`CASE WHEN r.n <= ${show} THEN ${item} END`, 'r.seq')} FROM r`
-  const [[count, lastSeq, ok, items]] = await database.read(st.text, st.params, { prepare: st.prepare })
+  // The engine's aggregate around the item, which carries the viewer as a parameter.
+  const [before, after] = a.joinInOrder(ITEM_MARK, 'r.seq').split(ITEM_MARK)
+  const aggregated = frag`${raw(`${before ?? ''}CASE WHEN r.n <= ${show} THEN `)}${item}${raw(` END${after ?? ''}`)}`
+  const summary = frag`SELECT count(*), max(CASE WHEN r.n <= ${raw(String(show))} THEN r.seq END), min(${raw(renderable)}), ${aggregated} FROM r`
+  const sql = frag`WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p) ${summary}`
+  const [[count, lastSeq, ok, items]] = await readRows(database, sql, { prepare: st.prepare })
   if (Number(ok ?? 1) !== 1) return undefined
   return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq) }
 }
@@ -118,18 +121,16 @@ export async function readRenderedChangePage(database: Database, q: FeedPageQuer
  * sensitive part (`sensitive`) looked up by id, the caller's visibility evaluated in the same
  * lookup. No document is parsed.
  */
-function pageStatement(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): { with: string; select: string } {
+function pageStatement(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): { with: Fragment; select: Fragment } {
   const a = st.adapter
-  // First in the text, so its parameters come first (SQLite's are positional).
-  const page = logPage(st, q, families)
   // One scalar subquery per type, chosen by the row's type: an index lookup by id.
   const lookup = (column: 'doc' | 'sensitive', f: FeedFamily) => {
-    const text = a.docSql(`t.${column}`)
-    const value = f.visible.length === 0 ? text : `CASE WHEN ${conditionsSql(st, f.resource, 't', f.visible)} THEN ${text} ELSE '' END`
-    return `WHEN ${sqlLiteral(f.resource.changeType)} THEN (SELECT ${value} FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id)`
+    const text = raw(a.docSql(`t.${column}`))
+    const value = f.visible.length === 0 ? text : frag`CASE WHEN ${conditionsSql(st, f.resource, 't', f.visible)} THEN ${text} ELSE '' END`
+    return frag`WHEN ${raw(sqlLiteral(f.resource.changeType))} THEN (SELECT ${value} FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id)`
   }
   const snapshot = (column: 'doc' | 'sensitive', of: readonly FeedFamily[]) =>
-    of.length === 0 ? 'NULL' : `CASE WHEN c.action = 'deleted' THEN NULL ELSE CASE c.resource_type ${of.map((f) => lookup(column, f)).join(' ')} END END`
+    of.length === 0 ? raw('NULL') : frag`CASE WHEN c.action = 'deleted' THEN NULL ELSE CASE c.resource_type ${join(of.map((f) => lookup(column, f)), ' ')} END END`
   const docs = snapshot('doc', families)
   const sensitive = snapshot('sensitive', families.filter((f) => f.withSensitive && f.resource.sensitiveKeys.length > 0))
   // The page of the log first, documents after: with the lookups in the same SELECT as the
@@ -137,12 +138,15 @@ function pageStatement(st: ReadStatement, q: FeedPageQuery, families: readonly F
   // page per type) and carried them through the sort; materialized, a page costs one lookup
   // per change it shows.
   return {
-    with: `page AS MATERIALIZED (${page})`,
-    select: `SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive, c.origin_kind, c.origin_credential, c.origin_ref FROM page c`,
+    with: frag`page AS MATERIALIZED (${logPage(st, q, families)})`,
+    select: frag`SELECT c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, ${docs} AS doc, ${sensitive} AS sensitive, c.origin_kind, c.origin_credential, c.origin_ref FROM page c`,
   }
 }
 
 const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred_at, c.updated_at, c.origin_kind, c.origin_credential, c.origin_ref'
+
+/** Where the item's text goes in the engine's aggregate (a character no SQL text holds). */
+const ITEM_MARK = '\u0000item\u0000'
 
 /**
  * The page's change-log rows, in sequence order: the engine's own form of "these types after
@@ -150,33 +154,29 @@ const LOG_COLUMNS = 'c.seq, c.resource_type, c.resource_id, c.action, c.occurred
  * bounded workflow's open run) is read on its own with the boundary's conditions, and the
  * pages merged.
  */
-function logPage(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): string {
+function logPage(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): Fragment {
   const limit = Math.trunc(q.limit)
-  // Parameters in the order the text uses them (SQLite's are positional): one set per SELECT.
+  // A fragment the engine may write more than once binds the same parameters each time.
   const select = (of: readonly FeedFamily[], boundary?: FeedFamily) => {
-    const after = st.param(q.afterSeq)
-    let more = ''
-    if (q.updatedSince !== undefined) more += ` AND c.updated_at >= ${st.param(q.updatedSince)}`
-    if (q.action !== undefined) more += ` AND c.action = ${st.param(q.action)}`
-    more += feedConditions(st, q, of)
+    const more = frag`${q.updatedSince !== undefined ? frag` AND c.updated_at >= ${q.updatedSince}` : EMPTY}${q.action !== undefined ? frag` AND c.action = ${q.action}` : EMPTY}${feedConditions(st, q, of)}${boundary ? boundaryCondition(st, boundary) : EMPTY}`
     const types = of.map((f) => sqlLiteral(f.resource.changeType))
     // A bounded range (`upTo`): the positions themselves bound the read on either engine (the
     // primary key's range), whatever share of them the conditions keep.
-    if (q.upTo !== undefined) return `SELECT ${LOG_COLUMNS} FROM change_log c WHERE c.seq > ${after} AND c.resource_type IN (${types.join(', ')})${more}${boundary ? boundaryCondition(st, boundary) : ''} ORDER BY c.seq LIMIT ${limit}`
-    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, types, after, more + (boundary ? boundaryCondition(st, boundary) : ''), limit)
+    if (q.upTo !== undefined) return frag`SELECT ${raw(LOG_COLUMNS)} FROM change_log c WHERE c.seq > ${q.afterSeq} AND c.resource_type IN (${raw(types.join(', '))})${more} ORDER BY c.seq LIMIT ${raw(String(limit))}`
+    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, types, param(q.afterSeq), more, limit)
   }
   if (families.every((f) => !f.boundary)) return select(families)
-  const branches = families.map((f, i) => `SELECT * FROM (${select([f], f)}) b${i}`)
-  return `SELECT * FROM (${branches.join(' UNION ALL ')}) c ORDER BY c.seq LIMIT ${limit}`
+  const branches = families.map((f, i) => frag`SELECT * FROM (${select([f], f)}) b${raw(String(i))}`)
+  return frag`SELECT * FROM (${join(branches, ' UNION ALL ')}) c ORDER BY c.seq LIMIT ${raw(String(limit))}`
 }
 
 /** A workflow's read boundary: records inside it now, and deletes of the ids it names. */
-function boundaryCondition(st: ReadStatement, f: FeedFamily): string {
-  if (!f.boundary) return ''
+function boundaryCondition(st: ReadStatement, f: FeedFamily): Fragment {
+  if (!f.boundary) return EMPTY
   st.prepare = false
-  const inside = `EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
-  const deleted = f.boundary.deletedIds.length > 0 ? ` OR (c.action = 'deleted' AND c.resource_id IN (${f.boundary.deletedIds.map((id) => st.param(id)).join(', ')}))` : ''
-  return ` AND (${inside}${deleted})`
+  const inside = frag`EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
+  const deleted = f.boundary.deletedIds.length > 0 ? frag` OR (c.action = 'deleted' AND c.resource_id IN (${join(f.boundary.deletedIds.map(param), ', ')}))` : EMPTY
+  return frag` AND (${inside}${deleted})`
 }
 
 /**
@@ -185,27 +185,27 @@ function boundaryCondition(st: ReadStatement, f: FeedFamily): string {
  * record as it is now must meet it; a delete has no record and always passes, so a mirror
  * still drops what it may hold).
  */
-function feedConditions(st: ReadStatement, q: FeedPageQuery, of: readonly FeedFamily[]): string {
-  let more = ''
-  if (q.upTo !== undefined) more += ` AND c.seq <= ${st.param(q.upTo)}`
+function feedConditions(st: ReadStatement, q: FeedPageQuery, of: readonly FeedFamily[]): Fragment {
+  const parts: Fragment[] = []
+  if (q.upTo !== undefined) parts.push(frag` AND c.seq <= ${q.upTo}`)
   if (q.origins !== undefined) {
     st.prepare = false
-    more += ` AND c.origin_kind IN (${q.origins.map((o) => st.param(o)).join(', ')})`
+    parts.push(frag` AND c.origin_kind IN (${join(q.origins.map(param), ', ')})`)
   }
-  if (q.excludeCredential !== undefined) more += ` AND (c.origin_credential IS NULL OR c.origin_credential <> ${st.param(q.excludeCredential)})`
+  if (q.excludeCredential !== undefined) parts.push(frag` AND (c.origin_credential IS NULL OR c.origin_credential <> ${q.excludeCredential})`)
   const filtered = of.filter((f) => f.filter !== undefined && f.filter.length > 0)
   if (filtered.length > 0) {
     st.prepare = false
-    const tests = filtered.map((f) => `WHEN ${sqlLiteral(f.resource.changeType)} THEN EXISTS (SELECT 1 FROM ${sqlName(f.resource.table)} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.filter ?? [])})`)
-    more += ` AND (c.action = 'deleted' OR CASE c.resource_type ${tests.join(' ')} ELSE 1 = 1 END)`
+    const tests = filtered.map((f) => frag`WHEN ${raw(sqlLiteral(f.resource.changeType))} THEN EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.filter ?? [])})`)
+    parts.push(frag` AND (c.action = 'deleted' OR CASE c.resource_type ${join(tests, ' ')} ELSE 1 = 1 END)`)
   }
-  return more
+  return parts.length === 0 ? EMPTY : join(parts, '')
 }
 
 /** The item's `origin` as JSON text, written by the database (see originView). */
-function originSql(st: ReadStatement, viewer: string | undefined): string {
+function originSql(viewer: string | undefined): Fragment {
   const kindOnly = `concat('{"kind":"', r.origin_kind, '"}')`
-  if (viewer === undefined) return kindOnly
+  if (viewer === undefined) return raw(kindOnly)
   const ref = `CASE WHEN r.origin_ref IS NULL THEN '' WHEN r.origin_kind = 'job' THEN concat(',"runId":"', r.origin_ref, '"') ELSE concat(',"executionId":"', r.origin_ref, '"') END`
-  return `CASE WHEN r.origin_credential = CAST(${st.param(viewer)} AS text) THEN concat('{"kind":"', r.origin_kind, '","credentialId":', CAST(${st.param(JSON.stringify(viewer))} AS text), ${ref}, '}') ELSE ${kindOnly} END`
+  return frag`CASE WHEN r.origin_credential = CAST(${viewer} AS text) THEN concat('{"kind":"', r.origin_kind, '","credentialId":', CAST(${JSON.stringify(viewer)} AS text), ${raw(ref)}, '}') ELSE ${raw(kindOnly)} END`
 }

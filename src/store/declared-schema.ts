@@ -5,6 +5,7 @@
 import type { ColumnType, Resource } from '../resources/declare.js'
 import { columnName, type DialectAdapter } from './database.js'
 import { keepsTerms, termsSignature, termsTableOf } from './record-terms.js'
+import { sqlName } from './sql-quote.js'
 
 export interface DeclaredColumn {
   /** The document property it mirrors. */
@@ -98,7 +99,7 @@ function termsTable(r: Resource): DeclaredTermsTable {
   return { name, indexes: [{ name: `${name}_id_${termsSignature(r)}`, columns: ['id'], unique: false }] }
 }
 
-export const createTermsTableSql = (t: DeclaredTermsTable, adapter: DialectAdapter) => `CREATE TABLE "${t.name}" (
+export const createTermsTableSql = (t: DeclaredTermsTable, adapter: DialectAdapter) => `CREATE TABLE ${sqlName(t.name)} (
     term text NOT NULL,
     updated_at ${adapter.bigintType} NOT NULL,
     id ${adapter.bigintType} NOT NULL,
@@ -128,16 +129,16 @@ function searchIndexes(r: Resource, adapter: DialectAdapter): DeclaredIndex[] {
   }]
   for (const property of r.searchColumns ?? []) {
     const col = columnName(property)
-    out.push({ name: `${t}_${col}_trgm`, columns: [col], unique: false, method: 'gin', keys: [{ sql: `"${col}"`, opclass: 'gin_trgm_ops' }], extension: 'pg_trgm', with: 'fastupdate = off' })
+    out.push({ name: `${t}_${col}_trgm`, columns: [col], unique: false, method: 'gin', keys: [{ sql: sqlName(col), opclass: 'gin_trgm_ops' }], extension: 'pg_trgm', with: 'fastupdate = off' })
   }
   return out
 }
 
-const quoted = (names: readonly string[]) => names.map((n) => `"${n}"`).join(', ')
+const quoted = (names: readonly string[]) => names.map(sqlName).join(', ')
 
 export function createTableSql(t: DeclaredTable, adapter: DialectAdapter): string {
-  const cols = t.columns.map((c) => `,\n    "${c.name}" ${c.sqlType}`).join('')
-  return `CREATE TABLE "${t.name}" (
+  const cols = t.columns.map((c) => `,\n    ${sqlName(c.name)} ${c.sqlType}`).join('')
+  return `CREATE TABLE ${sqlName(t.name)} (
     id ${adapter.idColumnType},
     uid text NOT NULL UNIQUE,
     created_at ${adapter.bigintType} NOT NULL,
@@ -147,15 +148,15 @@ export function createTableSql(t: DeclaredTable, adapter: DialectAdapter): strin
   )`
 }
 
-export const addColumnSql = (table: string, c: DeclaredColumn) => `ALTER TABLE "${table}" ADD COLUMN "${c.name}" ${c.sqlType}`
+export const addColumnSql = (table: string, c: DeclaredColumn) => `ALTER TABLE ${sqlName(table)} ADD COLUMN ${sqlName(c.name)} ${c.sqlType}`
 
 /** `extensionSchema`: where the index's extension lives (its operator class is named there). */
 export const createIndexSql = (table: string, i: DeclaredIndex, extensionSchema?: string) => i.keys
-  ? `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX "${i.name}" ON "${table}" USING ${i.method ?? 'btree'} (${i.keys.map((k) => `${k.sql} ${i.extension && extensionSchema ? `"${extensionSchema}".` : ''}${k.opclass}`).join(', ')})${i.with ? ` WITH (${i.with})` : ''}`
-  : `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX "${i.name}" ON "${table}" (${quoted(i.columns)})`
+  ? `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${sqlName(i.name)} ON ${sqlName(table)} USING ${i.method ?? 'btree'} (${i.keys.map((k) => `${k.sql} ${i.extension && extensionSchema ? `${sqlName(extensionSchema)}.` : ''}${k.opclass}`).join(', ')})${i.with ? ` WITH (${i.with})` : ''}`
+  : `CREATE ${i.unique ? 'UNIQUE ' : ''}INDEX ${sqlName(i.name)} ON ${sqlName(table)} (${quoted(i.columns)})`
 
-export const dropIndexSql = (name: string) => `DROP INDEX "${name}"`
+export const dropIndexSql = (name: string) => `DROP INDEX ${sqlName(name)}`
 
-export const indexStatisticsSql = (i: DeclaredIndex) => `ALTER INDEX "${i.name}" ALTER COLUMN 1 SET STATISTICS ${Math.trunc(i.statistics ?? -1)}`
+export const indexStatisticsSql = (i: DeclaredIndex) => `ALTER INDEX ${sqlName(i.name)} ALTER COLUMN 1 SET STATISTICS ${Math.trunc(i.statistics ?? -1)}`
 
-export const dropColumnSql = (table: string, column: string) => `ALTER TABLE "${table}" DROP COLUMN "${column}"`
+export const dropColumnSql = (table: string, column: string) => `ALTER TABLE ${sqlName(table)} DROP COLUMN ${sqlName(column)}`

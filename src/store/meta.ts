@@ -1,6 +1,8 @@
 // Small key/value settings the processes of one site share (cursor signing key, …).
 import { randomBytes } from 'node:crypto'
 import type { Database, Db } from './database.js'
+import { readRows } from './read-statement.js'
+import { frag } from './sql-fragment.js'
 
 export async function getMeta(db: Db, key: string): Promise<string | undefined> {
   const row = await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst()
@@ -9,7 +11,7 @@ export async function getMeta(db: Db, key: string): Promise<string | undefined> 
 
 /** getMeta on the hot read path (a statement prepared once), for reads made on every page. */
 export async function readMeta(database: Database, key: string): Promise<string | undefined> {
-  const rows = await database.read(`SELECT value FROM meta WHERE key = ${database.adapter.param(1)}`, [key])
+  const rows = await readRows(database, frag`SELECT value FROM meta WHERE key = ${key}`)
   return rows.length > 0 ? (rows[0][0] as string) : undefined
 }
 

@@ -1,12 +1,13 @@
-// A read statement of the hot path as SQL text and its parameters, built by string
-// concatenation (no query builder on the way: building and compiling a Kysely query cost
-// more than running a page query). The text depends only on the family and the query's
-// shape, so `Database.read` prepares it once and reuses it.
-import type { DialectAdapter } from './database.js'
+// A read statement of the hot path: SQL text and its parameters as one fragment
+// (src/store/sql-fragment.ts), built without a query builder (building and compiling a
+// Kysely query cost more than running a page query). The text depends only on the family and
+// the query's shape, so `Database.read` prepares it once and reuses it.
+import type { Database } from './database.js'
+import type { DialectAdapter } from './dialects/dialect-adapter.js'
+import { renderFragment, type Fragment } from './sql-fragment.js'
 
+/** What building a statement learns besides its text: the engine, and whether to keep it prepared. */
 export class ReadStatement {
-  text = ''
-  readonly params: unknown[] = []
   /**
    * False once the text holds a user-chosen part (a document path) or a parameter whose
    * best plan depends on its value (a LIKE pattern, a containment document): PostgreSQL
@@ -15,16 +16,10 @@ export class ReadStatement {
   prepare = true
 
   constructor(readonly adapter: DialectAdapter) {}
-
-  /** Adds a parameter and returns its placeholder. */
-  param(value: unknown): string {
-    this.params.push(typeof value === 'boolean' ? this.adapter.bool(value) : value)
-    return this.adapter.param(this.params.length)
-  }
 }
 
-/** A string as an SQL literal (both engines use standard quoting). */
-export const sqlLiteral = (text: string) => `'${text.replace(/'/g, "''")}'`
-
-/** A quoted identifier. */
-export const sqlName = (name: string) => `"${name.replace(/"/g, '""')}"`
+/** Runs `sql` on the hot read path; rows come back as arrays. */
+export function readRows(database: Database, sql: Fragment, opts: { readonly prepare?: boolean; readonly generic?: boolean } = {}): Promise<unknown[][]> {
+  const { text, params } = renderFragment(sql, database.adapter)
+  return database.read(text, params, opts)
+}

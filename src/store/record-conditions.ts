@@ -5,8 +5,11 @@
 // answers (PostgreSQL); what is left reads the path from the document row by row.
 import type { ColumnType, Resource } from '../resources/declare.js'
 import { columnName } from './database.js'
-import { sqlName, type ReadStatement } from './read-statement.js'
+import type { ReadStatement } from './read-statement.js'
+import { EMPTY, frag, join, param, raw, type Fragment } from './sql-fragment.js'
+import { sqlName } from './sql-quote.js'
 import type { PathTest } from '../kernel/path-test.js'
+
 
 export type Condition =
   | { readonly kind: 'eq'; readonly column: string; readonly value: string | number | boolean }
@@ -24,45 +27,52 @@ export type Condition =
 /** SQL column of a property (`updatedAt` and `createdAt` are base columns). */
 export const columnOf = (property: string) => (property === 'updatedAt' ? 'updated_at' : property === 'createdAt' ? 'created_at' : columnName(property))
 
+const ALWAYS = raw('1 = 1')
+const NEVER = raw('1 = 0')
+
+/** Each value a parameter, separated by commas (an IN list). */
+const valueList = (values: readonly unknown[]) => join(values.map(param), ', ')
+
 /**
  * The SQL of `conditions` on the family table aliased `alias` (all must hold). `r` is the
  * family, for the columns its declaration mirrors; owner subqueries get aliases of their own.
  */
-export function conditionsSql(st: ReadStatement, r: Resource | undefined, alias: string, conditions: readonly Condition[]): string {
-  return conditions.length === 0 ? '1 = 1' : conditions.map((c) => conditionSql(st, r, alias, c)).join(' AND ')
+export function conditionsSql(st: ReadStatement, r: Resource | undefined, alias: string, conditions: readonly Condition[]): Fragment {
+  return conditions.length === 0 ? ALWAYS : join(conditions.map((c) => conditionSql(st, r, alias, c)), ' AND ')
 }
 
-function conditionSql(st: ReadStatement, r: Resource | undefined, alias: string, c: Condition): string {
+function conditionSql(st: ReadStatement, r: Resource | undefined, alias: string, c: Condition): Fragment {
   const a = st.adapter
-  const col = (name: string) => `${alias}.${sqlName(columnOf(name))}`
+  const colText = (name: string) => `${alias}.${sqlName(columnOf(name))}`
+  const col = (name: string) => raw(colText(name))
   switch (c.kind) {
-    case 'eq': return `${col(c.column)} = ${st.param(c.value)}`
-    case 'gte': return `${col(c.column)} >= ${st.param(c.value)}`
-    case 'lte': return `${col(c.column)} <= ${st.param(c.value)}`
-    case 'idIn': return c.ids.length === 0 ? '1 = 0' : `${alias}.id IN (${c.ids.map((id) => st.param(id)).join(', ')})`
+    case 'eq': return frag`${col(c.column)} = ${c.value}`
+    case 'gte': return frag`${col(c.column)} >= ${c.value}`
+    case 'lte': return frag`${col(c.column)} <= ${c.value}`
+    case 'idIn': return c.ids.length === 0 ? NEVER : frag`${raw(alias)}.id IN (${valueList(c.ids)})`
     case 'in': {
       // The number of values is part of the text: such statements are not kept prepared.
       st.prepare = false
-      const ref = c.column === 'id' ? `${alias}.id` : col(c.column)
-      return c.values.length === 0 ? '1 = 0' : `${ref} IN (${c.values.map((v) => st.param(v)).join(', ')})`
+      const ref = c.column === 'id' ? raw(`${alias}.id`) : col(c.column)
+      return c.values.length === 0 ? NEVER : frag`${ref} IN (${valueList(c.values)})`
     }
-    case 'anyOf': return c.conditions.length === 0 ? '1 = 0' : `(${c.conditions.map((x) => `(${conditionSql(st, r, alias, x)})`).join(' OR ')})`
+    case 'anyOf': return c.conditions.length === 0 ? NEVER : frag`(${join(c.conditions.map((x) => frag`(${conditionSql(st, r, alias, x)})`), ' OR ')})`
     case 'search': {
       st.prepare = false
-      if (c.columns.length === 0) return '1 = 0'
-      return `(${c.columns.map((name) => a.ilike(col(name), st.param(c.pattern))).join(' OR ')})`
+      if (c.columns.length === 0) return NEVER
+      return frag`(${join(c.columns.map((name) => a.ilike(colText(name), param(c.pattern))), ' OR ')})`
     }
     case 'ownedBy': {
       // Correlated, so a page checks the owners of its own rows only (an index lookup each),
       // whatever the size of the owner table.
       const owner = `${alias}_owner`
-      return `EXISTS (SELECT 1 FROM ${sqlName(c.ownerTable)} ${owner} WHERE ${owner}.id = ${col(c.column)} AND ${conditionsSql(st, undefined, owner, c.where)})`
+      return frag`EXISTS (SELECT 1 FROM ${raw(`${sqlName(c.ownerTable)} ${owner}`)} WHERE ${raw(owner)}.id = ${col(c.column)} AND ${conditionsSql(st, undefined, owner, c.where)})`
     }
     case 'path': return pathSql(st, r, alias, c.test)
   }
 }
 
-function pathSql(st: ReadStatement, r: Resource | undefined, alias: string, t: PathTest): string {
+function pathSql(st: ReadStatement, r: Resource | undefined, alias: string, t: PathTest): Fragment {
   const column = r && t.path.length === 1 && t.arrayAt === undefined && !t.orElements && Object.hasOwn(r.columns, t.path[0]) ? r.columns[t.path[0]] : undefined
   if (column && (t.op === 'exact' || column.type === 'text')) return columnTestSql(st, `${alias}.${sqlName(columnName(t.path[0]))}`, column.type, t)
   const contains = st.adapter.jsonContains
@@ -70,7 +80,7 @@ function pathSql(st: ReadStatement, r: Resource | undefined, alias: string, t: P
     const docs = containmentDocuments(t)
     if (docs) {
       st.prepare = false
-      return `(${docs.map((d) => contains(`${alias}.doc`, st.param(d))).join(' OR ')})`
+      return frag`(${join(docs.map((d) => contains(`${alias}.doc`, param(d))), ' OR ')})`
     }
   }
   return documentPathSql(st, alias, t)
@@ -81,22 +91,22 @@ function pathSql(st: ReadStatement, r: Resource | undefined, alias: string, t: P
  * can, every containment document at once, the document converted once and the statement
  * the same whatever the path (so it stays prepared); else the test as a filter writes it.
  */
-export function pathRecheckSql(st: ReadStatement, r: Resource, alias: string, t: PathTest): string {
+export function pathRecheckSql(st: ReadStatement, r: Resource, alias: string, t: PathTest): Fragment {
   const containsAny = st.adapter.jsonContainsAny
   const docs = containsAny && t.op === 'exact' && t.source === 'doc' ? containmentDocuments(t) : undefined
-  return containsAny && docs ? containsAny(`${alias}.doc`, st.param(docs)) : pathSql(st, r, alias, t)
+  return containsAny && docs ? containsAny(`${alias}.doc`, param(docs)) : pathSql(st, r, alias, t)
 }
 
 /** An exact match or LIKE on a mirrored column, with the semantics of the document path test. */
-function columnTestSql(st: ReadStatement, ref: string, type: ColumnType, t: PathTest): string {
+function columnTestSql(st: ReadStatement, ref: string, type: ColumnType, t: PathTest): Fragment {
   if (t.op === 'like') {
     st.prepare = false
-    return st.adapter.ilike(ref, st.param(t.value))
+    return st.adapter.ilike(ref, param(t.value))
   }
   const { values, orNull } = columnCandidates(type, t.value)
-  const parts = values.map((v) => `${ref} = ${st.param(v)}`)
-  if (orNull) parts.push(`${ref} IS NULL`)
-  return parts.length === 0 ? '1 = 0' : parts.length === 1 ? parts[0] : `(${parts.join(' OR ')})`
+  const parts = values.map((v) => frag`${raw(ref)} = ${v}`)
+  if (orNull) parts.push(raw(`${ref} IS NULL`))
+  return parts.length === 0 ? NEVER : parts.length === 1 ? parts[0] : frag`(${join(parts, ' OR ')})`
 }
 
 /**
@@ -170,7 +180,7 @@ export function containmentDocuments(t: PathTest): string[] | undefined {
 }
 
 /** The path read from the document row by row (no index can answer it). */
-function documentPathSql(st: ReadStatement, alias: string, t: PathTest): string {
+function documentPathSql(st: ReadStatement, alias: string, t: PathTest): Fragment {
   st.prepare = false
   const a = st.adapter
   const source = `${alias}.${t.source}`
@@ -178,17 +188,16 @@ function documentPathSql(st: ReadStatement, alias: string, t: PathTest): string 
   // document (written by JSON.stringify, so in that form): a cheap text search that spares
   // reading the path from most documents (SQLite has no index for it).
   const candidates = t.op === 'exact' && !isStructuredValue(t.value) ? [...new Set([t.value, JSON.stringify(t.value)])] : []
-  const prefilter = candidates.length > 0 ? `(${candidates.map((c) => a.textContainsSql(source, st.param(c))).join(' OR ')}) AND ` : ''
-  // A placeholder per use: SQLite's are positional.
+  const prefilter = candidates.length > 0 ? frag`(${join(candidates.map((c) => a.textContainsSql(source, param(c))), ' OR ')}) AND ` : EMPTY
   const compare = (jsonExpr: string, textExpr: string) => t.op === 'like'
-    ? a.ilike(textExpr, st.param(t.value))
+    ? a.ilike(textExpr, param(t.value))
     // Exact: the value's JSON text (`12`, `true`) or, for strings, the plain text.
-    : `(${jsonExpr} = ${st.param(t.value)} OR (${textExpr} = ${st.param(t.value)} AND ${jsonExpr} LIKE '"%'))`
+    : frag`(${raw(jsonExpr)} = ${t.value} OR (${raw(textExpr)} = ${t.value} AND ${raw(jsonExpr)} LIKE '"%'))`
   if (t.arrayAt === undefined) {
     const scalar = compare(a.jsonAt(source, t.path), a.textAt(source, t.path))
-    if (!t.orElements) return `(${prefilter}${scalar})`
-    return `(${prefilter}(${scalar} OR ${a.anyElement(source, t.path, (el) => compare(a.elementJsonAt(el, []), a.elementTextAt(el, [])))}))`
+    if (!t.orElements) return frag`(${prefilter}${scalar})`
+    return frag`(${prefilter}(${scalar} OR ${a.anyElement(source, t.path, (el) => compare(a.elementJsonAt(el, []), a.elementTextAt(el, [])))}))`
   }
   const inner = t.path.slice(t.arrayAt)
-  return `(${prefilter}${a.anyElement(source, t.path.slice(0, t.arrayAt), (el) => compare(a.elementJsonAt(el, inner), a.elementTextAt(el, inner)))})`
+  return frag`(${prefilter}${a.anyElement(source, t.path.slice(0, t.arrayAt), (el) => compare(a.elementJsonAt(el, inner), a.elementTextAt(el, inner)))})`
 }

@@ -4,9 +4,11 @@
 // rows come back as arrays. Kysely stays on the write path, migrations and admin reads.
 import type { Resource } from '../resources/declare.js'
 import type { Database } from './database.js'
-import { ReadStatement, sqlName } from './read-statement.js'
+import { ReadStatement, readRows } from './read-statement.js'
+import { EMPTY, frag, join, param, raw, type Fragment } from './sql-fragment.js'
+import { sqlName } from './sql-quote.js'
 import { columnOf, conditionsSql, pathRecheckSql, type Condition } from './record-conditions.js'
-import { type PathTest } from '../kernel/path-test.js'
+import type { PathTest } from '../kernel/path-test.js'
 import { keepsTerms, termOf, termsTableOf } from './record-terms.js'
 
 export { type Condition } from './record-conditions.js'
@@ -55,13 +57,17 @@ const toRow = (row: unknown[]): RecordRow => ({
   sensitive: (row[3] as string | null | undefined) ?? null,
 })
 
+/** ` AND (key, id) > (after)` (`<` descending): the rows after a page's last one. */
+const keysetAfter = (key: string, id: string, desc: boolean, after: RecordQuery['after']): Fragment =>
+  after ? frag` AND (${raw(`${key}, ${id}) ${desc ? '<' : '>'}`)} (${after.key}, ${after.id})` : EMPTY
+
 export class RecordReader {
   constructor(private readonly database: Database) {}
 
   /** `SELECT id, <key>, doc[, sensitive] FROM <table> t`, the start of every record read. */
-  private select(st: ReadStatement, r: Resource, key: string, withSensitive: boolean): void {
+  private select(st: ReadStatement, r: Resource, key: string, withSensitive: boolean): Fragment {
     const a = st.adapter
-    st.text = `SELECT t.id, t.${sqlName(key)}, ${a.docSql('t.doc')}${withSensitive && r.sensitiveKeys.length > 0 ? `, ${a.docSql('t.sensitive')}` : ''} FROM ${sqlName(r.table)} t`
+    return raw(`SELECT t.id, t.${sqlName(key)}, ${a.docSql('t.doc')}${withSensitive && r.sensitiveKeys.length > 0 ? `, ${a.docSql('t.sensitive')}` : ''} FROM ${sqlName(r.table)} t`)
   }
 
   async list(r: Resource, q: RecordQuery): Promise<RecordRow[]> {
@@ -70,12 +76,9 @@ export class RecordReader {
     const st = new ReadStatement(this.database.adapter)
     const col = `t.${sqlName(columnOf(q.sort))}`
     const dir = q.desc ? 'DESC' : 'ASC'
-    this.select(st, r, columnOf(q.sort), q.withSensitive)
-    st.text += ` WHERE ${conditionsSql(st, r, 't', q.conditions)}`
-    if (q.after) st.text += ` AND (${col}, t.id) ${q.desc ? '<' : '>'} (${st.param(q.after.key)}, ${st.param(q.after.id)})`
     // The limit is part of the text (1..201): a generic plan then knows it.
-    st.text += ` ORDER BY ${col} ${dir}, t.id ${dir} LIMIT ${Math.trunc(q.limit)}`
-    return (await this.database.read(st.text, st.params, { prepare: st.prepare })).map(toRow)
+    const sql = frag`${this.select(st, r, columnOf(q.sort), q.withSensitive)} WHERE ${conditionsSql(st, r, 't', q.conditions)}${keysetAfter(col, 't.id', q.desc, q.after)}${raw(` ORDER BY ${col} ${dir}, t.id ${dir} LIMIT ${Math.trunc(q.limit)}`)}`
+    return (await readRows(this.database, sql, { prepare: st.prepare })).map(toRow)
   }
 
   /**
@@ -89,28 +92,23 @@ export class RecordReader {
     const dir = q.desc ? 'DESC' : 'ASC'
     const withSensitive = q.withSensitive && r.sensitiveKeys.length > 0
     const others = q.conditions.filter((_, i) => i !== driver.index)
-    // Text in placeholder order: SQLite's are positional.
-    const where = ['t.id = x.id', pathRecheckSql(st, r, 't', driver.test), ...(others.length > 0 ? [conditionsSql(st, r, 't', others)] : [])].join(' AND ')
+    const where = join([raw('t.id = x.id'), pathRecheckSql(st, r, 't', driver.test), ...(others.length > 0 ? [conditionsSql(st, r, 't', others)] : [])], ' AND ')
     const from = a.joinEach(`${sqlName(termsTableOf(r))} x`, sqlName(r.table), 't', `t.id, t.doc${withSensitive ? ', t.sensitive' : ''}`, where)
-    st.text = `SELECT t.id, x.updated_at, ${a.docSql('t.doc')}${withSensitive ? `, ${a.docSql('t.sensitive')}` : ''} FROM ${from} WHERE x.term = ${st.param(driver.term)}`
     // Bounds on updated_at (an incremental sync's updatedSince) narrow the terms' range too,
     // instead of reading every older candidate only to drop it.
-    for (const c of q.conditions) {
-      if ((c.kind === 'gte' || c.kind === 'lte') && columnOf(c.column) === 'updated_at') st.text += ` AND x.updated_at ${c.kind === 'gte' ? '>=' : '<='} ${st.param(c.value)}`
-    }
-    if (q.after) st.text += ` AND (x.updated_at, x.id) ${q.desc ? '<' : '>'} (${st.param(q.after.key)}, ${st.param(q.after.id)})`
-    st.text += ` ORDER BY x.updated_at ${dir}, x.id ${dir} LIMIT ${Math.trunc(q.limit)}`
+    const bounds = q.conditions.flatMap((c) => (c.kind === 'gte' || c.kind === 'lte') && columnOf(c.column) === 'updated_at'
+      ? [frag` AND x.updated_at ${raw(c.kind === 'gte' ? '>=' : '<=')} ${c.value}`] : [])
+    const sql = frag`SELECT t.id, x.updated_at, ${raw(`${a.docSql('t.doc')}${withSensitive ? `, ${a.docSql('t.sensitive')}` : ''}`)} FROM ${from} WHERE x.term = ${driver.term}${join(bounds, '')}${keysetAfter('x.updated_at', 'x.id', q.desc, q.after)}${raw(` ORDER BY x.updated_at ${dir}, x.id ${dir} LIMIT ${Math.trunc(q.limit)}`)}`
     // The LATERAL fence fixes the plan whatever the term: PostgreSQL may as well keep one.
-    return (await this.database.read(st.text, st.params, { prepare: st.prepare, generic: true })).map(toRow)
+    return (await readRows(this.database, sql, { prepare: st.prepare, generic: true })).map(toRow)
   }
 
   /** One record by selector columns (all must match) that also meets `conditions`. */
   async findOne(r: Resource, where: Readonly<Record<string, string | number>>, withSensitive: boolean, conditions: readonly Condition[] = []): Promise<RecordRow | undefined> {
     const st = new ReadStatement(this.database.adapter)
-    this.select(st, r, 'updated_at', withSensitive)
-    const selectors = Object.entries(where).map(([prop, value]) => `t.${sqlName(prop === 'id' || prop === 'uid' ? prop : columnOf(prop))} = ${st.param(value)}`)
-    st.text += ` WHERE ${[...selectors, conditionsSql(st, r, 't', conditions)].join(' AND ')} ORDER BY t.id LIMIT 1`
-    const rows = await this.database.read(st.text, st.params, { prepare: st.prepare })
+    const selectors = Object.entries(where).map(([prop, value]) => frag`${raw(`t.${sqlName(prop === 'id' || prop === 'uid' ? prop : columnOf(prop))}`)} = ${value}`)
+    const sql = frag`${this.select(st, r, 'updated_at', withSensitive)} WHERE ${join([...selectors, conditionsSql(st, r, 't', conditions)], ' AND ')} ORDER BY t.id LIMIT 1`
+    const rows = await readRows(this.database, sql, { prepare: st.prepare })
     return rows.length > 0 ? toRow(rows[0]) : undefined
   }
 
@@ -118,8 +116,8 @@ export class RecordReader {
   async idsMeeting(r: Resource, ids: readonly number[], conditions: readonly Condition[]): Promise<Set<number>> {
     if (ids.length === 0) return new Set()
     const st = new ReadStatement(this.database.adapter)
-    st.text = `SELECT t.id FROM ${sqlName(r.table)} t WHERE t.id IN (${ids.map((id) => st.param(id)).join(', ')}) AND ${conditionsSql(st, r, 't', conditions)}`
-    const rows = await this.database.read(st.text, st.params, { prepare: false })
+    const sql = frag`SELECT t.id FROM ${raw(sqlName(r.table))} t WHERE t.id IN (${join(ids.map(param), ', ')}) AND ${conditionsSql(st, r, 't', conditions)}`
+    const rows = await readRows(this.database, sql, { prepare: false })
     return new Set(rows.map((row) => Number(row[0])))
   }
 }

@@ -15,6 +15,7 @@ import { addColumnSql, createIndexSql, createTableSql, createTermsTableSql, drop
 import { columnValue } from './documents.js'
 import { insertTerms } from './record-terms.js'
 import { applyMigration, migrate, migrations, SCHEMA_LOCK, type MigrationResult } from './migrations/index.js'
+import { sqlName } from './sql-quote.js'
 import { planSchema, type PlanOptions, type SchemaPlan, type SchemaProblem, type SchemaStep, type SchemaStepKind } from './schema-plan.js'
 
 export interface SchemaStepResult {
@@ -160,7 +161,7 @@ async function applyStep(trx: Db, adapter: DialectAdapter, step: SchemaStep): Pr
   if (step.kind === 'create-table') await sql.raw(createTableSql(step.table, adapter)).execute(trx)
   let rowsFilled = 0
   if (step.kind === 'create-terms' && step.terms) await sql.raw(createTermsTableSql(step.terms, adapter)).execute(trx)
-  if (step.kind === 'rebuild-terms' && step.terms) await sql.raw(`DELETE FROM "${step.terms.name}"`).execute(trx)
+  if (step.kind === 'rebuild-terms' && step.terms) await sql.raw(`DELETE FROM ${sqlName(step.terms.name)}`).execute(trx)
   if ((step.kind === 'create-terms' || step.kind === 'rebuild-terms') && step.terms) rowsFilled = await fillTerms(trx, adapter, step.table.resource)
   if (step.column) {
     await sql.raw(addColumnSql(table, step.column)).execute(trx)

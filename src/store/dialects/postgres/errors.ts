@@ -1,0 +1,25 @@
+// Which pg errors mean what.
+import type { DialectErrors } from '../dialect-adapter.js'
+import { DESTROYED, errorCode as code, errorMessage as message } from '../error-fields.js'
+
+// Node's socket errors, PostgreSQL's connection-exception class 08, shutdown and start-up
+// states (57P01-57P03), too many connections (53300), statement_timeout (57014), and the
+// messages pg and pg-pool give when a connection drops or a timeout expires.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300', '57014'])
+const UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
+
+export const postgresErrors: DialectErrors = {
+  uniqueViolation(err, table) {
+    const e = err as { code?: string; constraint?: string; detail?: string } | null
+    if (e?.code !== '23505') return undefined
+    // Constraint names are `<table>_<column>_unique` (or `<table>_pkey`/`_uid_key`); the detail names every column.
+    const fromDetail = /^Key \(([^)]*)\)=/.exec(e.detail ?? '')?.[1]
+    if (fromDetail) return fromDetail.split(',').map((c) => c.trim().replace(/"/g, ''))
+    return e.constraint ? [e.constraint.replace(`${table}_`, '').replace(/_unique$|_key$/, '')] : []
+  },
+  isUnavailable: (err) => UNAVAILABLE_CODES.has(String(code(err) ?? '')) || /^08/.test(String(code(err) ?? ''))
+    || UNAVAILABLE_MESSAGES.test(message(err)) || DESTROYED.test(message(err)),
+  isWriteConflict: (err) => code(err) === '40P01' || code(err) === '40001',
+  isUniqueViolation: (err) => code(err) === '23505',
+  isMissingTable: (err) => code(err) === '42P01',
+}

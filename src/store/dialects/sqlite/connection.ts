@@ -1,0 +1,103 @@
+// Opens a SQLite database file (or memory): the writing connection Kysely uses, a reading
+// connection for the hot read path, and statement caches on both.
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { createRequire } from 'node:module'
+import type SQLite from 'better-sqlite3'
+import { Kysely, SqliteDialect } from 'kysely'
+import { DEFAULT_BUSY_TIMEOUT_MS, type Database, type DatabaseOptions, type Db } from '../dialect.js'
+import { sqliteAdapter } from './adapter.js'
+
+// The driver is loaded when a database of its kind is opened: a process needs one of the
+// two, and each costs a few MB of memory.
+const load = createRequire(import.meta.url)
+
+export function openSqlite(url: string, options: DatabaseOptions): Database {
+  const file = url.slice('sqlite:'.length) || ':memory:'
+  const memory = file === ':memory:'
+  if (!memory) mkdirSync(dirname(file), { recursive: true })
+  const open = () => {
+    const conn = new (load('better-sqlite3') as typeof SQLite)(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS })
+    conn.pragma('journal_mode = WAL')
+    conn.pragma('synchronous = NORMAL')
+    // Waiting for another process's write lock blocks this process (better-sqlite3 is
+    // synchronous), so the wait is bounded; past it the write answers 503.
+    conn.pragma(`busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS))}`)
+    conn.pragma('foreign_keys = ON')
+    // Reads dominate: a 64 MiB page cache and memory-mapped reads keep hot pages out of syscalls.
+    conn.pragma('cache_size = -65536')
+    conn.pragma('mmap_size = 268435456')
+    return conn
+  }
+  const conn = open()
+  const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
+  // Hot reads go through a second connection: on the writing one they would see a write
+  // transaction's uncommitted rows between its awaits (Kysely holds that connection for the
+  // whole transaction). An in-memory database exists once per connection, so it has one.
+  let reader: SQLite.Database | undefined
+  const readConnection = () => {
+    if (memory) return conn
+    if (!reader) {
+      reader = open()
+      reader.pragma('query_only = ON')
+    }
+    return reader
+  }
+  const statements = new Map<string, SQLite.Statement>()
+  let dataVersion: SQLite.Statement | undefined
+  return {
+    db, adapter: sqliteAdapter, url,
+    async read(text, params) {
+      let statement = statements.get(text)
+      if (!statement) {
+        if (statements.size >= 2000) statements.clear()
+        statement = readConnection().prepare(text).raw(true)
+        statements.set(text, statement)
+      }
+      return statement.all(...params) as unknown[][]
+    },
+    // Read on the reading connection, whose number changes with every other connection's
+    // commit: this process's writes too (in memory: the content store counts those).
+    // A prepared statement: conn.pragma() would prepare it again on every request.
+    dataVersion: () => {
+      const c = readConnection()
+      if (!c.open) return -1
+      dataVersion ??= c.prepare('PRAGMA data_version').pluck()
+      return dataVersion.get() as number
+    },
+    async close() {
+      await db.destroy()
+      reader?.close()
+    },
+  }
+}
+
+/**
+ * Kysely prepares a statement for every query; preparing costs as much as running a
+ * page query, so statements are kept per SQL text. Reuse is safe: better-sqlite3 runs
+ * each statement to completion synchronously (we never stream).
+ */
+function withStatementCache(conn: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>()
+  return new Proxy(conn, {
+    get(target, prop) {
+      if (prop === 'prepare') {
+        return (sqlText: string) => {
+          // Write transactions take SQLite's write lock at BEGIN (waiting up to busy_timeout)
+          // rather than at their first write, where a second process's commit would make
+          // them fail with SQLITE_BUSY_SNAPSHOT instead of waiting.
+          const text = sqlText === 'begin' ? 'begin immediate' : sqlText
+          let statement = cache.get(text)
+          if (!statement) {
+            if (cache.size >= 2000) cache.clear()
+            statement = target.prepare(text)
+            cache.set(text, statement)
+          }
+          return statement
+        }
+      }
+      const value = Reflect.get(target, prop, target)
+      return typeof value === 'function' ? value.bind(target) : value
+    },
+  })
+}
