@@ -4,7 +4,7 @@
 // piece in its own folder (`sqlite/`, `postgres/`); nothing outside those folders asks
 // which engine it is talking to, only what the engine can do.
 import type { RawBuilder } from 'kysely'
-import type { Db } from './dialect.js'
+import type { Db } from './db.js'
 import type { Placeholders } from '../sql-fragment.js'
 import type { TableInfo } from './table-info.js'
 import type { DialectSql } from './dialect-sql.js'

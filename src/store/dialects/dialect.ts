@@ -1,13 +1,9 @@
 // The engine-neutral face of an open store: what every dialect's opening returns, and the
 // options it takes. Types only, so the dialect folders and database.ts (which picks one)
 // both depend on this file and not on each other.
-import type { Kysely } from 'kysely'
 import type { DialectAdapter } from './dialect-adapter.js'
+import type { Db } from './db.js'
 
-// Kysely<any>: tables are derived from resource declarations at run time, so a static
-// database interface would be written twice. Row shapes are typed where they are read.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type Db = Kysely<any>
 
 /** Bounds on waiting for the database (docs/configuration.md: database timeouts). */
 export interface DatabaseOptions {

@@ -1,6 +1,6 @@
 // PostgreSQL's tables, columns and indexes in the current schema, read from the catalogue.
 import { sql } from 'kysely'
-import type { Db } from '../dialect.js'
+import type { Db } from '../db.js'
 import { assembleTables, onlyTables, type TableInfo } from '../table-info.js'
 
 export async function describePostgresTables(db: Db, only?: readonly string[]): Promise<TableInfo[]> {

@@ -2,7 +2,8 @@
 // always use generic plans, a watch on silent connections, and the change listener.
 import type pg from 'pg'
 import { Kysely, PostgresDialect, type PostgresPool, type PostgresPoolClient } from 'kysely'
-import { DEFAULT_CONNECT_TIMEOUT_MS, type Database, type DatabaseOptions, type Db } from '../dialect.js'
+import { DEFAULT_CONNECT_TIMEOUT_MS, type Database, type DatabaseOptions } from '../dialect.js'
+import { type Db } from '../db.js'
 import { QueryWatch } from '../../query-watch.js'
 import { postgresAdapter } from './adapter.js'
 import { loadPg } from './driver.js'

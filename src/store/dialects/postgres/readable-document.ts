@@ -5,7 +5,7 @@
 // `\u` escape at all (JSON.stringify writes one only for control characters and lone
 // surrogates, never for a valid pair), so other rows cost one strpos.
 import { sql } from 'kysely'
-import type { Db } from '../dialect.js'
+import type { Db } from '../db.js'
 import { sqlLiteral } from '../../sql-quote.js'
 
 const BAD_ESCAPE = '(?<!\\\\)((?:\\\\\\\\)*)\\\\u(?:[dD][89a-fA-F][0-9a-fA-F]{2}|0000)'

@@ -5,7 +5,8 @@ import { dirname } from 'node:path'
 import { createRequire } from 'node:module'
 import type SQLite from 'better-sqlite3'
 import { Kysely, SqliteDialect } from 'kysely'
-import { DEFAULT_BUSY_TIMEOUT_MS, type Database, type DatabaseOptions, type Db } from '../dialect.js'
+import { DEFAULT_BUSY_TIMEOUT_MS, type Database, type DatabaseOptions } from '../dialect.js'
+import { type Db } from '../db.js'
 import { sqliteAdapter } from './adapter.js'
 
 // The driver is loaded when a database of its kind is opened: a process needs one of the

@@ -1,6 +1,6 @@
 // SQLite's tables, columns and indexes, read from sqlite_master and the table pragmas.
 import { sql } from 'kysely'
-import type { Db } from '../dialect.js'
+import type { Db } from '../db.js'
 import { assembleTables, onlyTables, type TableInfo } from '../table-info.js'
 
 export async function describeSqliteTables(db: Db, only?: readonly string[]): Promise<TableInfo[]> {
