@@ -11,6 +11,7 @@ import { credentialActor } from './actor.js'
 import { seesAll, type ControlPlane } from './control-plane.js'
 import { EXECUTE_SCOPE } from './evaluate-action.js'
 import { simulationView } from './simulation-view.js'
+import { simulateAsReader } from './simulation-access.js'
 import { IDEMPOTENCY_KEY } from './execute-action.js'
 import {
   ApprovalRequestBody, ApprovalSchema, ApprovalsQuery, AuditQuery, AuditRecordSchema, DecideBody, ExecuteBody, ExecutionSchema,
@@ -99,10 +100,11 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/policy-simulate', key: 'control.policy.simulate', tag: 'control-actions', scope: 'control:actions:simulate',
       summary: 'What executing this action would do now: policy, approval state, missing scopes, payload errors, limits, boundaries; no side effects',
-      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST'],
+      description: "Simulating an action on a record reads it: the caller needs the read scope of the action's family (variants:read, orders:read, entries:read; else 403 naming it), and the record named in the payload is read as GET /{family}/show?id= reads it (404 when missing or not visible, 403 outside an open run's read boundary).",
+      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
       handler: async ({ body, caller }) => {
         const b = body as Static<typeof SimulateBody>
-        return { data: simulationView(await control.simulate(caller, b), b.actionType, caller.scopes.has(EXECUTE_SCOPE)) }
+        return { data: simulationView(await simulateAsReader(services, caller, b), b.actionType, caller.scopes.has(EXECUTE_SCOPE)) }
       },
     },
     {

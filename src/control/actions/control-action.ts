@@ -49,6 +49,11 @@ export interface ControlAction<P = Record<string, unknown>> {
    * may write only policies whose patterns cover actions its boundaries can contain.
    */
   readonly boundary: ActionTarget['scope']['kind']
+  /**
+   * What simulating it reads (simulation-access.ts): the family whose read scope it needs, and
+   * the payload member naming that family's record (null: found through another record).
+   */
+  readonly reads: { readonly family: string; readonly idParam: string | null }
   /** Reads what the payload names as stored now; throws invalid('payload.…') when it names nothing. */
   resolve(payload: P, read: StoreWriter): Promise<Resolved>
   limits(payload: P, current: Doc | undefined, limits: PolicyLimits): LimitResult[]
