@@ -72,7 +72,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/approvals/request', key: 'control.approvals.request', tag: 'control-approvals', scope: 'control:approvals:request',
       summary: 'Ask for approval of an action with this exact payload (bound to its SHA-256 digest); needs metadata.source, agentId and traceId',
-      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN'],
+      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'CONFLICT'],
       handler: async ({ body, caller, request }) => ({ data: await control.requestApproval(caller, body, request.id) }),
     },
     {

@@ -31,6 +31,7 @@ import { lockPolicies } from './policy-lock.js'
 import { policyAuditView, policyOf, policySpec, type PolicyChangePath, type PolicySpec, type PolicyStore } from './policy-store.js'
 import type { Approval, ApprovalStore, BoundState } from './approval-store.js'
 import type { ApprovalExpiry } from './approval-expiry.js'
+import { checkPendingApprovals } from './approval-limits.js'
 
 /** The approval type of a policy change that relaxes control. */
 export const POLICY_UPSERT = 'policy.upsert'
@@ -130,6 +131,7 @@ export class PolicyGovernance {
     const problems = this.policies.specProblems(spec, 'payload.')
     if (problems.length > 0) throw invalidMany(problems)
     const actor = credentialActor(caller)
+    await checkPendingApprovals(this.database.db, actor)
     const now = Date.now()
     const id = generateId('apr')
     const expiresAt = now + APPROVAL_TTL_MINUTES * 60_000
