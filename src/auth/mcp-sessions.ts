@@ -7,7 +7,11 @@
 import { createHash, randomBytes } from 'node:crypto'
 import type { Database } from '../store/database.js'
 
-export const MCP_SESSION_LIMITS = Object.freeze({ idleHours: 24, touchSeconds: 60 })
+/**
+ * `perCredential`: sessions a credential keeps; opening one more ends its least recently used
+ * (a client that initializes in a loop cannot fill the table).
+ */
+export const MCP_SESSION_LIMITS = Object.freeze({ idleHours: 24, touchSeconds: 60, perCredential: 100 })
 
 export interface McpSession {
   readonly id: string
@@ -40,6 +44,11 @@ export class McpSessions {
     await db.insertInto('mcp_sessions').values({
       id_digest: digest(id), credential_id: credentialId, client_name: client.name, client_version: client.version, created_at: now, last_seen_at: now,
     }).execute()
+    const kept = await db.selectFrom('mcp_sessions').select('id_digest').where('credential_id', '=', credentialId)
+      .orderBy('last_seen_at', 'desc').orderBy('created_at', 'desc').orderBy('id_digest').limit(MCP_SESSION_LIMITS.perCredential).execute()
+    if (kept.length === MCP_SESSION_LIMITS.perCredential) {
+      await db.deleteFrom('mcp_sessions').where('credential_id', '=', credentialId).where('id_digest', 'not in', kept.map((r) => r.id_digest as string)).execute()
+    }
     return session
   }
 

@@ -19,6 +19,7 @@ import { PolicyStore } from './policy-store.js'
 import { resolvePolicy } from './policy.js'
 import { ApprovalStore, type Approval } from './approval-store.js'
 import { ApprovalExpiry } from './approval-expiry.js'
+import { checkPendingApprovals } from './approval-limits.js'
 import { PolicyGovernance, POLICY_UPSERT } from './policy-governance.js'
 import type { Step } from './steps.js'
 
@@ -77,6 +78,7 @@ export class ControlPlane {
     const { errors, resolved } = await resolvePayload(action, body.payload, this.store)
     if (errors.length > 0 || !resolved) throw invalidMany(errors)
     const actor = credentialActor(caller)
+    await checkPendingApprovals(this.database.db, actor)
     const effective = resolvePolicy(await this.policies.list(), body.actionType, action.defaultRiskLevel)
     const boundary = checkBoundaries(this.store.resources, caller.boundaries, resolved.target)
     const refusal = !boundary.allowed ? boundary.problem : !effective.policy.enabled ? `policy ${effective.policy.handle} is disabled and blocks ${body.actionType}` : null

@@ -39,11 +39,17 @@ export function relaxations(before: readonly Policy[], after: readonly Policy[])
   return out
 }
 
-function actionRelaxations(actionType: string, b: EffectivePolicy, a: EffectivePolicy): Relaxation[] {
+/**
+ * How `a` deciding `actionType` relaxes control compared with `b` deciding it. `shadowedBy`:
+ * `a` does not decide it but would if that policy no longer matched (latent-relaxation.ts);
+ * the problems then name `a`'s own fields.
+ */
+export function actionRelaxations(actionType: string, b: EffectivePolicy, a: EffectivePolicy, shadowedBy?: string): Relaxation[] {
   const out: Relaxation[] = []
-  const moved = a.policy.handle !== b.policy.handle
+  const moved = shadowedBy === undefined && a.policy.handle !== b.policy.handle
   const was = `policy ${b.policy.handle}`
-  const now = moved ? `policy ${a.policy.handle} (now deciding it)` : `policy ${a.policy.handle}`
+  const now = shadowedBy !== undefined ? `policy ${a.policy.handle} (which decides it once policy ${shadowedBy} no longer matches it)`
+    : moved ? `policy ${a.policy.handle} (now deciding it)` : `policy ${a.policy.handle}`
   const add = (field: string, problem: string) => out.push({ actionType, param: moved ? 'actionPattern' : field, problem: `${actionType}: ${problem}` })
   // A blocked action stays blocked whatever else changes; nothing else can relax it.
   if (!a.policy.enabled) return out

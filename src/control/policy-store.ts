@@ -11,6 +11,7 @@ import { BUILT_IN_HANDLE, patternRegex, type Policy, type PolicyLimits, type Ris
 import type { PolicyFields } from './control-schemas.js'
 import type { Relaxation } from './policy-relaxation.js'
 import type { Actor } from './actor.js'
+import { lockPolicies } from './policy-lock.js'
 
 const iso = (ms: unknown) => new Date(Number(ms)).toISOString()
 
@@ -94,15 +95,17 @@ export class PolicyStore {
 
   /**
    * Creates or replaces the policy `spec.handle`, audited with how the change was allowed.
-   * `first` runs inside the transaction before the write (consuming an approval), so a change
-   * and what allowed it commit together.
+   * `judge` decides that inside the write's transaction, after the policy lock, from every
+   * stored policy as it is then (policy-lock.ts): it answers the path, or throws to refuse,
+   * so a change, what allowed it and the state it was judged against commit together.
    */
-  async upsert(spec: PolicySpec, actor: Actor, requestId: string | null, how: PolicyChangePath, first?: (tx: Db) => Promise<void>): Promise<{ policy: Policy; created: boolean }> {
+  async upsert(spec: PolicySpec, actor: Actor, requestId: string | null, judge: (tx: Db, current: Policy[]) => Promise<PolicyChangePath>): Promise<{ policy: Policy; created: boolean }> {
     const problems = this.specProblems(spec)
     if (problems.length > 0) throw invalidMany(problems)
     const now = Date.now()
     return this.database.db.transaction().execute(async (tx) => {
-      await first?.(tx)
+      await lockPolicies(this.database, tx)
+      const how = await judge(tx, await this.list(tx))
       const existing = await tx.selectFrom('control_policies').selectAll().where('handle', '=', spec.handle).executeTakeFirst()
       const values = {
         display_name: spec.displayName,

@@ -8,6 +8,7 @@ import { generateId } from '../auth/tokens.js'
 import type { Db } from '../store/database.js'
 import type { JobActor, JobContext } from './job-context.js'
 import { abandonRun, lockWorkflow, openRunOf } from './run-lease.js'
+import { checkMergedRun, checkReportMetadata } from './run-limits.js'
 import { occurrencesOf } from './schedule.js'
 import { runById } from './workflow-queries.js'
 import { isOpen, runView, type OutcomeRef, type ReportStatus, type Run, type RunRecord, type WorkflowRecord } from './workflow.js'
@@ -47,6 +48,7 @@ export async function checkApprovalIds(ids: readonly string[], credentialId: str
 }
 
 export async function reportRun(ctx: JobContext, by: Reporter, report: RunReport, requesterOf: ApprovalRequester): Promise<Run> {
+  checkReportMetadata(report.metadata)
   if (report.approvalIds && report.approvalIds.length > 0) await checkApprovalIds(report.approvalIds, by.credentialId, requesterOf)
   const actor: JobActor = { type: 'credential', id: by.credentialId }
   const outcome = await ctx.database.db.transaction().execute(async (tx) => {
@@ -154,11 +156,13 @@ async function reportOn(ctx: JobContext, tx: Db, w: WorkflowRecord, r: RunReport
 function changes(run: RunRecord, r: RunReport, now: number): Record<string, unknown> {
   const refs = [...run.outcomeRefs]
   for (const ref of r.outcomeRefs ?? []) if (!refs.some((x) => x.type === ref.type && x.id === ref.id)) refs.push(ref)
+  const metadata = { ...run.metadata, ...(r.metadata ?? {}) }
+  checkMergedRun(run.id, metadata, refs.length)
   return {
     summary: r.summary ?? run.summary,
     approval_ids: JSON.stringify([...new Set([...run.approvalIds, ...(r.approvalIds ?? [])])]),
     outcome_refs: JSON.stringify(refs),
-    metadata: JSON.stringify({ ...run.metadata, ...(r.metadata ?? {}) }),
+    metadata: JSON.stringify(metadata),
     updated_at: now,
   }
 }

@@ -9,6 +9,7 @@ import { ApprovalRequestBody, ApprovalSchema, ExecuteBody } from '../control/con
 import { EXECUTE_SCOPE } from '../control/evaluate-action.js'
 import { IDEMPOTENCY_KEY } from '../control/execute-action.js'
 import { simulationView } from '../control/simulation-view.js'
+import { simulateAsReader } from '../operations/simulate-action.js'
 import { toJsonSchema } from '../contract/json-schema.js'
 import { routeIndex, toolFromRoute, type McpTool, type ToolContext } from './mcp-tool.js'
 
@@ -49,7 +50,7 @@ export function governedTools(routes: readonly MachineRoute[]): McpTool[] {
     toolFromRoute(route.get('control.policy.simulate'), {
       name: 'simulate_action', title: 'Simulate an action',
       run: async ({ services, caller }, args) =>
-        ({ data: simulationView(await services.control.simulate(caller, args), args.actionType, caller.scopes.has(EXECUTE_SCOPE)) }),
+        ({ data: simulationView(await simulateAsReader(services, caller, args), args.actionType, caller.scopes.has(EXECUTE_SCOPE)) }),
     }),
     toolFromRoute(route.get('control.approvals.request'), {
       name: 'request_approval', title: 'Request approval',

@@ -49,7 +49,7 @@ test('control, checkpoint, DLQ replay and admin bodies refuse strings for number
   const app = await controlApp('sqlite')
   t.after(() => app.close())
   const all = await app.token(['control:approvals:request', 'control:approvals:decide', 'control:actions:execute', 'control:actions:simulate',
-    'syncstate:write', 'webhooks:dlq:replay', 'products:read'])
+    'syncstate:write', 'webhooks:dlq:replay', 'products:read', 'variants:read'])
 
   const cases: [string, unknown, string[]][] = [
     ['/gatehouse/v1/webhooks/dlq/replay', { id: '7' }, ['id']],

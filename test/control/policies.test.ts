@@ -108,24 +108,30 @@ test('resolution: exact beats wildcard, longer literal beats shorter, a disabled
 test('simulation reports scopes, payload errors, limits and approval state, and writes nothing', async (t) => {
   const app = await controlApp('sqlite')
   t.after(() => app.close())
-  await app.upsertPolicy({ handle: 'price', displayName: 'Prices', actionPattern: 'variant.setPrice', requiredScope: 'variants:read', requiredApprovals: 1, limits: { maxPriceChangePercent: 10 } })
-  const onlySimulate = await app.token(['control:actions:simulate'])
+  await app.upsertPolicy({ handle: 'price', displayName: 'Prices', actionPattern: 'variant.setPrice', requiredScope: 'products:read', requiredApprovals: 1, limits: { maxPriceChangePercent: 10 } })
+  // Simulating reads the variant: variants:read besides control:actions:simulate.
+  const onlySimulate = await app.token(['control:actions:simulate', 'variants:read'])
   const auditBefore = await app.controlAuditCount()
   const changesBefore = await app.count('change_log')
 
   let sim = await simulate(app, onlySimulate, 'variant.setPrice', { variantId: app.ids.variants, price: 30 })
   assert.equal(sim.decision, 'forbidden', 'execute would answer 403 without control:actions:execute')
-  assert.deepEqual(sim.missingScopes, ['control:actions:execute', 'variants:read', 'control:approvals:request'])
+  assert.deepEqual(sim.missingScopes, ['control:actions:execute', 'products:read', 'control:approvals:request'])
   assert.deepEqual(sim.limits, [{ name: 'maxPriceChangePercent', source: 'policy', max: 10, actual: 50, ok: false, problem: '50% exceeds the policy limit maxPriceChangePercent of 10%' }])
-  assert.ok(sim.reasons.includes('policy price requires the scope variants:read'))
+  assert.ok(sim.reasons.includes('policy price requires the scope products:read'))
   assert.deepEqual(sim.target, { type: 'variants', id: String(app.ids.variants) })
 
   sim = await simulate(app, onlySimulate, 'variant.setPrice', { variantId: 999, price: -1, extra: true })
   assert.equal(sim.decision, 'forbidden')
   assert.deepEqual(sim.payloadErrors.map((e: { param: string }) => e.param).sort(), ['payload.extra', 'payload.price'])
-  sim = await simulate(app, await app.token(['control:actions:simulate', 'control:actions:execute']), 'variant.setPrice', { variantId: 999, price: 1 })
+  // A variant that does not exist: the 404 reading it gives (simulation-access.test.ts).
+  const none = await app.post(`${CONTROL}/policy-simulate`, { actionType: 'variant.setPrice', payload: { variantId: 999, price: 1 } }, onlySimulate)
+  assert.equal(none.statusCode, 404, none.body)
+  assert.equal(none.json().error.message, 'No variants record matches id=999')
+  // A payload naming a draft (an internal family) still says when the draft does not exist.
+  sim = await simulate(app, await app.token(['control:actions:simulate', 'control:actions:execute', 'entries:read']), 'entry.publishDraft', { draftId: 999 })
   assert.equal(sim.decision, 'invalid')
-  assert.deepEqual(sim.payloadErrors, [{ param: 'payload.variantId', problem: 'no variants record with id 999' }])
+  assert.deepEqual(sim.payloadErrors, [{ param: 'payload.draftId', problem: 'no draft with id 999' }])
 
   const unknown = await app.post(`${CONTROL}/policy-simulate`, { actionType: 'variant.delete', payload: {} }, onlySimulate)
   assert.equal(unknown.statusCode, 400)

@@ -41,7 +41,9 @@ for (const dialect of await testDialects()) {
     assert.equal(conflict.statusCode, 409, conflict.body)
     assert.equal(conflict.json().error.code, 'CONFLICT')
     assert.match(conflict.json().error.message, /relaxes control and needs an approval by another decider: POST \/control\/approvals\/request with actionType policy\.upsert/)
-    assert.deepEqual(params(conflict), ['actionPattern'], 'the pattern takes over actions the built-in policy decided')
+    // The pattern takes over actions the built-in policy decided, and lies lax under "prices"
+    // (variant.setPrice), which it would decide once "prices" no longer matched.
+    assert.deepEqual(params(conflict), ['actionPattern', 'limits.maxPriceChangePercent', 'requiresApproval'])
     assert.ok(conflict.json().error.details.some((d: { problem: string }) => d.problem === 'relaxes control: order.setStatus: policy builtin-default required approval; policy everything (now deciding it) does not'))
     assert.deepEqual((await app.services.control.policies.list()).map((p) => p.handle), ['prices'], 'nothing written')
 
@@ -63,7 +65,8 @@ for (const dialect of await testDialects()) {
     assert.equal(approval.policyHandle, 'builtin-policy-governance')
     assert.deepEqual(approval.payload, { handle: 'everything', displayName: 'Everything', actionPattern: '*', enabled: true, requiresApproval: false,
       riskLevel: null, requiredApprovals: null, requiredScope: null, approvalTtlMinutes: 60, limits: {} }, 'bound to the whole policy, defaults filled in')
-    assert.deepEqual(approval.reviewedState.content, { policy: null }, 'and to the stored policy it replaces (none)')
+    assert.equal(approval.reviewedState.content.policy, null, 'and to the stored policy it replaces (none)')
+    assert.ok(approval.reviewedState.content.relaxations.includes('order.setStatus: policy builtin-default required approval; policy everything (now deciding it) does not'), 'and to what it relaxes')
 
     // Pending: not usable yet; the requester cannot decide it.
     const early = await app.upsertPolicyAsCredential({ ...open, approvalId: approval.id }, writer)
@@ -157,8 +160,13 @@ for (const dialect of await testDialects()) {
     assert.deepEqual(params(wide), ['actionPattern'])
     await app.upsertPolicy({ handle: 'refunds', displayName: 'Refunds', actionPattern: 'order.refund', requiredApprovals: 2 })
     await app.upsertPolicy({ handle: 'status', displayName: 'Status', actionPattern: 'order.setStatus', requiredApprovals: 2 })
-    const covered = await app.upsertPolicyAsCredential({ handle: 'orders-open', displayName: 'Orders', actionPattern: 'order.*', requiresApproval: false }, writer)
-    assert.equal(covered.statusCode, 200, `order.* decides nothing while exact policies cover both: ${covered.body}`)
+    // ...but a lax policy shadowed by stricter ones is a relaxation waiting to be released:
+    // it decides both order actions once their exact policies no longer match them.
+    const shadowed = await app.upsertPolicyAsCredential({ handle: 'orders-open', displayName: 'Orders', actionPattern: 'order.*', requiresApproval: false }, writer)
+    assert.equal(shadowed.statusCode, 409, shadowed.body)
+    assert.deepEqual(params(shadowed), ['requiresApproval'])
+    assert.ok(shadowed.json().error.details.some((d: { problem: string }) => d.problem === 'relaxes control: order.refund: policy refunds required approval; policy orders-open (which decides it once policy refunds no longer matches it) does not'), shadowed.body)
+    assert.equal((await app.upsertPolicy({ handle: 'orders-open', displayName: 'Orders', actionPattern: 'order.*', requiresApproval: false })).statusCode, 200, 'an operator may')
     // ...and narrowing a strict policy so a laxer one decides relaxes.
     const narrowed = await app.upsertPolicyAsCredential({ handle: 'status', displayName: 'Status', actionPattern: 'order.refund', requiredApprovals: 2 }, writer)
     assert.equal(narrowed.statusCode, 409)

@@ -11,6 +11,7 @@ import { credentialActor } from '../../control/actor.js'
 import { seesAll, type ControlPlane } from '../../control/control-plane.js'
 import { EXECUTE_SCOPE } from '../../control/evaluate-action.js'
 import { simulationView } from '../../control/simulation-view.js'
+import { simulateAsReader } from '../../operations/simulate-action.js'
 import { IDEMPOTENCY_KEY } from '../../control/execute-action.js'
 import {
   ApprovalRequestBody, ApprovalSchema, ApprovalsQuery, AuditQuery, AuditRecordSchema, DecideBody, ExecuteBody, ExecutionSchema,
@@ -71,7 +72,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/approvals/request', key: 'control.approvals.request', tag: 'control-approvals', scope: 'control:approvals:request',
       summary: 'Ask for approval of an action with this exact payload (bound to its SHA-256 digest); needs metadata.source, agentId and traceId',
-      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN'],
+      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'CONFLICT'],
       handler: async ({ body, caller, request }) => ({ data: await control.requestApproval(caller, body, request.id) }),
     },
     {
@@ -99,10 +100,11 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/policy-simulate', key: 'control.policy.simulate', tag: 'control-actions', scope: 'control:actions:simulate',
       summary: 'What executing this action would do now: policy, approval state, missing scopes, payload errors, limits, boundaries; no side effects',
-      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST'],
+      description: "Simulating an action on a record reads it: the caller needs the read scope of the action's family (variants:read, orders:read, entries:read; else 403 naming it), and the record named in the payload is read as GET /{family}/show?id= reads it (404 when missing or not visible, 403 outside an open run's read boundary).",
+      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
       handler: async ({ body, caller }) => {
         const b = body as Static<typeof SimulateBody>
-        return { data: simulationView(await control.simulate(caller, b), b.actionType, caller.scopes.has(EXECUTE_SCOPE)) }
+        return { data: simulationView(await simulateAsReader(services, caller, b), b.actionType, caller.scopes.has(EXECUTE_SCOPE)) }
       },
     },
     {

@@ -38,6 +38,7 @@ export const setPrice = defineAction<SetPrice>({
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
   boundary: 'products',
+  reads: { family: 'variants', idParam: 'variantId' },
   resolve: (p, read) => variantTarget(read, p.variantId),
   limits(p, current, limits) {
     const old = (current?.price as number | undefined) ?? 0
@@ -73,6 +74,7 @@ export const adjustStock = defineAction<AdjustStock>({
   }, { additionalProperties: false }),
   defaultRiskLevel: 'low',
   boundary: 'products',
+  reads: { family: 'variants', idParam: 'variantId' },
   async resolve(p, read) {
     if (p.delta === 0) throw invalid('payload.delta', 'must not be 0')
     return variantTarget(read, p.variantId)
@@ -104,6 +106,7 @@ export const setOrderStatus = defineAction<SetStatus>({
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
   boundary: null,
+  reads: { family: 'orders', idParam: 'orderId' },
   resolve: (p, read) => orderTarget(read, p.orderId),
   limits: () => [],
   steps: [updateStep<SetStatus>('setStatus', 'orders', (c) => c.payload.orderId, (_o, c) => ({ status: c.payload.status }))],
@@ -127,6 +130,7 @@ export const refundOrder = defineAction<Refund>({
   }, { additionalProperties: false }),
   defaultRiskLevel: 'high',
   boundary: null,
+  reads: { family: 'orders', idParam: 'orderId' },
   resolve: (p, read) => orderTarget(read, p.orderId),
   limits(p, current, limits) {
     const left = refundable(current)

@@ -54,6 +54,11 @@ export interface ControlAction<P = Record<string, unknown>> {
    * patterns cover actions its boundaries can contain.
    */
   readonly boundary: string | null
+  /**
+   * What simulating it reads (operations/simulate-action.ts): the family whose read scope it needs, and
+   * the payload member naming that family's record (null: found through another record).
+   */
+  readonly reads: { readonly family: string; readonly idParam: string | null }
   /** Reads what the payload names as stored now; throws invalid('payload.…') when it names nothing. */
   resolve(payload: P, read: StoreWriter): Promise<Resolved>
   limits(payload: P, current: Doc | undefined, limits: PolicyLimits): LimitResult[]

@@ -52,6 +52,7 @@ export const updateDraft = defineAction<UpdateDraft>({
   }, { additionalProperties: false }),
   defaultRiskLevel: 'low',
   boundary: 'entries',
+  reads: { family: 'entries', idParam: 'entryId' },
   async resolve(p, read): Promise<Resolved> {
     const entryId = p.entryId ?? null
     if (entryId !== null) {
@@ -116,6 +117,8 @@ export const publishDraft = defineAction<PublishDraft>({
   payload: Type.Object({ draftId: Type.Integer({ minimum: 1, description: 'The draft (result.draftId of entry.updateDraft)' }) }, { additionalProperties: false }),
   defaultRiskLevel: 'high',
   boundary: 'entries',
+  // The draft (an internal family) names the entry; simulation reads that entry.
+  reads: { family: 'entries', idParam: null },
   async resolve(p, read): Promise<Resolved> {
     const draft = await read.get('entry-drafts', p.draftId)
     if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)

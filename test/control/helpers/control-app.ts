@@ -11,8 +11,12 @@ export const ALL_CONTROL_SCOPES = [
   'control:approvals:decide', 'control:executions:read', 'control:actions:simulate', 'control:actions:execute', 'control:audit:read',
 ]
 
-/** What an agent holds: request, simulate, execute and read its own approvals and executions. */
-export const AGENT_SCOPES = ['control:approvals:request', 'control:approvals:read', 'control:actions:simulate', 'control:actions:execute', 'control:executions:read']
+/**
+ * What an agent holds: request, simulate, execute and read its own approvals and executions,
+ * and read the families its actions touch (simulating an action on a record reads it).
+ */
+export const AGENT_SCOPES = ['control:approvals:request', 'control:approvals:read', 'control:actions:simulate', 'control:actions:execute', 'control:executions:read',
+  'variants:read', 'orders:read', 'entries:read']
 
 export const DECIDER_SCOPES = ['control:approvals:decide', 'control:approvals:read']
 
