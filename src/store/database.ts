@@ -250,10 +250,16 @@ const DESTROYED = /driver has already been destroyed/i
 
 const SQLITE_UNAVAILABLE = /^SQLITE_(CANTOPEN|NOTADB|IOERR|BUSY$|BUSY_RECOVERY|BUSY_TIMEOUT|CORRUPT|FULL|READONLY_DBMOVED)/
 
-// Node's socket errors, PostgreSQL's connection-exception class 08, shutdown and start-up
-// states (57P01-57P03), too many connections (53300), statement_timeout (57014), and the
-// messages pg and pg-pool give when a connection drops or a timeout expires.
-const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300', '57014'])
+// Node's socket errors, PostgreSQL's connection-exception class 08, operator intervention
+// (class 57P: shutdown, crash, cannot connect now, database dropped, idle session timeout),
+// too many connections (53300), statement_timeout (57014), and the messages pg and pg-pool
+// give when a connection drops or a timeout expires.
+const PG_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '53300', '57014'])
+const PG_UNAVAILABLE_CLASS = /^(08|57P)/
+// 55000 (object not in prerequisite state) is an outage only when a connection is refused
+// ("database … is not currently accepting connections", ALLOW_CONNECTIONS false): the same
+// code also names programming errors (currval before nextval…), which stay 500s.
+const PG_REFUSING = (err: unknown) => code(err) === '55000' && /accepting connections/i.test(message(err))
 const PG_UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
 
 // Paths as SQL string literals (their parts are field names, checked where they are parsed;
@@ -447,7 +453,7 @@ const postgresAdapter: DialectAdapter = {
     return where()
   },
   describeTables: describePostgresTables,
-  isUnavailable: (err) => PG_UNAVAILABLE_CODES.has(String(code(err) ?? '')) || /^08/.test(String(code(err) ?? ''))
+  isUnavailable: (err) => PG_UNAVAILABLE_CODES.has(String(code(err) ?? '')) || PG_UNAVAILABLE_CLASS.test(String(code(err) ?? '')) || PG_REFUSING(err)
     || PG_UNAVAILABLE_MESSAGES.test(message(err)) || DESTROYED.test(message(err)),
   isWriteConflict: (err) => code(err) === '40P01' || code(err) === '40001',
   isUniqueViolation: (err) => code(err) === '23505',
