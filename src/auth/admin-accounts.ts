@@ -12,7 +12,7 @@ export interface AdminAccount {
 export const MIN_PASSWORD_LENGTH = 10
 const USERNAME = /^[A-Za-z0-9._@-]{1,100}$/
 
-function checkPassword(password: string): void {
+export function checkPassword(password: string): void {
   if (password.length < MIN_PASSWORD_LENGTH) throw invalid('password', `must be at least ${MIN_PASSWORD_LENGTH} characters`)
   if (password.length > 1024) throw invalid('password', 'must be at most 1024 characters')
 }
@@ -25,12 +25,6 @@ export async function createAdmin(db: Db, username: string, password: string): P
   const createdAt = Date.now()
   await db.insertInto('admins').values({ username, password_hash: await hashPassword(password), created_at: createdAt }).execute()
   return { username, createdAt: new Date(createdAt).toISOString() }
-}
-
-export async function setAdminPassword(db: Db, username: string, password: string): Promise<void> {
-  checkPassword(password)
-  const res = await db.updateTable('admins').set({ password_hash: await hashPassword(password) }).where('username', '=', username).executeTakeFirst()
-  if (Number(res.numUpdatedRows) === 0) throw new ApiError('NOT_FOUND', `No admin named ${username}`)
 }
 
 export async function listAdmins(db: Db): Promise<AdminAccount[]> {

@@ -1,7 +1,8 @@
 // `gatehouse admin …`: control-panel admin accounts (scrypt hashes in the `admins` table) and
 // admin API tokens (`admin token …`: SHA-256 digests in `admin_tokens`, printed once).
 import type { Command } from 'commander'
-import { createAdmin, listAdmins, setAdminPassword } from '../auth/admin-accounts.js'
+import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
+import { changeAdminPassword } from '../panel/admin-password.js'
 import type { AdminTokenRecord } from '../auth/admin-tokens.js'
 import { openStore, withServices } from './context.js'
 import { operator } from './operator.js'
@@ -36,8 +37,8 @@ export function registerAdmin(program: Command): void {
       const password = await readNewPassword(opts.passwordStdin === true)
       const store = await openStore()
       try {
-        await setAdminPassword(store.database.db, opts.username, password)
-        process.stdout.write(`Password of ${opts.username} changed\n`)
+        const { sessionsEnded } = await changeAdminPassword(store.database.db, opts.username, password, operator())
+        process.stdout.write(`Password of ${opts.username} changed; ${sessionsEnded} panel session${sessionsEnded === 1 ? '' : 's'} ended\n`)
       } finally {
         await store.close()
       }

@@ -6,8 +6,10 @@ import { defaultRegistry, type ResourceRegistry } from '../resources/index.js'
 import { openDatabase, type Database } from '../store/database.js'
 import { migrateSchema } from '../store/schema-reconcile.js'
 import { createServices } from './services.js'
-import { type Services } from '../operations/services.js'
+import type { Services } from '../operations/services.js'
 import { installErrorHandler } from '../api/error-handler.js'
+import { clientErrorHandler, frameworkErrors, newRequestId } from '../api/framework-errors.js'
+import { ApiError } from '../kernel/errors.js'
 import { machineApi, makeAuthenticator, type MachineApiOptions } from '../api/machine-api.js'
 import { BODY_LIMIT_BYTES, type MachineRoute } from '../kernel/machine-route.js'
 import { resourceRoutes } from '../api/resource-routes.js'
@@ -113,8 +115,14 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
-      return typeof given === 'string' && REQUEST_ID.test(given) ? given : `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`
+      return typeof given === 'string' && REQUEST_ID.test(given) ? given : newRequestId()
     },
+    // What Fastify and Node would answer with their own bodies gets the error envelope.
+    frameworkErrors,
+    clientErrorHandler,
+    // Requests arriving while the server closes are refused by the onRequest hook below,
+    // in the envelope, instead of by Fastify's built-in 503 body.
+    return503OnClosing: false,
     // Slow clients (docs/configuration.md, HTTP timeouts): a client trickling its headers or
     // body, or holding an idle connection, is cut off instead of holding a socket for ever.
     // Node checks the header and request deadlines every connectionsCheckingInterval (30 s by
@@ -134,8 +142,14 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   // Bodies are validated as typed (no coercion); query strings keep their text spellings.
   app.setValidatorCompiler(validatorCompiler())
   opts.instrument?.(app)
+  let closing = false
+  app.addHook('preClose', async () => { closing = true })
   app.addHook('onRequest', async (request, reply) => {
     reply.header('X-Request-Id', request.id)
+    if (closing) {
+      reply.header('Connection', 'close')
+      throw new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance', undefined, { 'Retry-After': '1' })
+    }
   })
   installErrorHandler(app, database.adapter)
   // Bodies are JSON only: without Fastify's default text/plain parser, any other media

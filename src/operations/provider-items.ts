@@ -11,6 +11,7 @@ import type { RouteResult } from '../kernel/machine-route.js'
 import { invalid, notFound } from '../kernel/errors.js'
 import type { FilterTest, JsonValue, ListPage } from '../providers/provider.js'
 import type { CallOrigin, ProviderRegistry, ProviderResourceEntry } from '../providers/provider-registry.js'
+import { refuseWhileBounded, type BoundaryLookup } from '../jobs/unbounded-reads.js'
 
 /** Calls to the provider one request may make while looking for items that pass `filter`. */
 export const MAX_CALLS_PER_PAGE = 10
@@ -34,11 +35,14 @@ interface Resume {
 export interface ItemsDeps {
   readonly providers: ProviderRegistry
   readonly cursors: CursorCodec
+  /** The job runtime's read boundary: provider items are refused while a bounded run is open. */
+  readonly jobs: BoundaryLookup
 }
 
 const originOf = (caller: Caller, requestId: string): CallOrigin => ({ requestId, caller: { credentialId: caller.credentialId, scopes: caller.scopes } })
 
 export async function listProviderItems(deps: ItemsDeps, entry: ProviderResourceEntry, input: ListInput, caller: Caller, requestId: string): Promise<RouteResult> {
+  await refuseWhileBounded(deps.jobs, caller.credentialId, `/plugins/${entry.provider.plugin}/${entry.resource.name}`)
   const { resource } = entry
   const applies = resource.appliesItself ?? {}
   const fields = input.fields !== undefined ? parseFields(input.fields, entry.keys) : undefined
@@ -96,6 +100,7 @@ export async function listProviderItems(deps: ItemsDeps, entry: ProviderResource
 }
 
 export async function showProviderItem(deps: ItemsDeps, entry: ProviderResourceEntry, id: string, fieldsText: string | undefined, caller: Caller, requestId: string): Promise<RouteResult> {
+  await refuseWhileBounded(deps.jobs, caller.credentialId, `/plugins/${entry.provider.plugin}/${entry.resource.name}`)
   const fields = fieldsText !== undefined ? parseFields(fieldsText, entry.keys) : undefined
   const item = await deps.providers.call(entry, originOf(caller, requestId), (context) => entry.resource.get(id, context))
   if (item === undefined || item === null) throw notFound(`No ${entry.resource.name} item of provider ${entry.provider.plugin} has id ${id}`)

@@ -4,6 +4,7 @@
 // name exists or not.
 import type { FastifyInstance, FastifyReply } from 'fastify'
 import { verifyAdminLogin } from '../auth/admin-accounts.js'
+import { textProblem } from '../store/validation.js'
 import { html, plural } from './html.js'
 import { PANEL_BASE } from './layout.js'
 import { LOGIN_CSRF_COOKIE, readCookie, serializeCookie } from './cookies.js'
@@ -48,7 +49,11 @@ export async function loginRoutes(panel: FastifyInstance, ctx: PanelContext, thr
   panel.post('/login', publicRoute, async (request, reply) => {
     const form = formOf(request)
     const next = safeNext(form.get('next'))
-    const username = (form.get('username') ?? '').trim().slice(0, 100)
+    const given = (form.get('username') ?? '').trim().slice(0, 100)
+    // A name no admin can have (NUL, a lone surrogate: the database cannot even compare it)
+    // gets the same refusal as any unknown name, counted under a storable spelling of it.
+    const storable = textProblem(given) === undefined
+    const username = storable ? given : given.replaceAll('\u0000', '\uFFFD').replace(/\p{Cs}/gu, '\uFFFD')
     const password = form.get('password') ?? ''
     if (!tokensMatch(form.get(CSRF_FIELD), readCookie(request, LOGIN_CSRF_COOKIE))) {
       return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: 'The login form expired. Please try again.' } },
@@ -60,7 +65,7 @@ export async function loginRoutes(panel: FastifyInstance, ctx: PanelContext, thr
       return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: `Too many failed logins. Try again in ${plural(Math.ceil(wait / 60), 'minute', 'minutes')}.` } },
         loginForm(freshToken(reply), next, username), 429)
     }
-    const account = username && password ? await verifyAdminLogin(services.database.db, username, password) : undefined
+    const account = storable && username && password ? await verifyAdminLogin(services.database.db, username, password) : undefined
     // A failure stays counted (reserved above).
     if (!account) {
       return renderPage(ctx, request, reply, { title: 'Log in', flash: { kind: 'error', text: 'Unknown username or wrong password.' } },

@@ -8,7 +8,8 @@ import type { Services } from '../operations/services.js'
 import type { Readiness } from '../operations/readiness.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
 import { toApiError } from '../api/error-handler.js'
-import { ApiError } from '../kernel/errors.js'
+import { ApiError, invalid } from '../kernel/errors.js'
+import { requestTextProblem } from '../api/request-text.js'
 import { html } from './html.js'
 import { PANEL_BASE, type NavScreen } from './layout.js'
 import { CSRF_FIELD, tokensMatch } from './csrf.js'
@@ -78,6 +79,14 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
       request.panelSession = session
       // The same principal the admin API records, so probes and audit name the admin alike.
       request.admin = { type: 'session', id: session.username }
+    })
+
+    // Text the database cannot take is a 400 naming the field, on every page and form; the
+    // login form answers its own refusal instead (login-routes.ts).
+    panel.addHook('preValidation', async (request) => {
+      if (request.routeOptions.config?.panelPublic) return
+      const bad = requestTextProblem(request)
+      if (bad !== undefined) throw invalid(bad.param, bad.problem)
     })
 
     // After body parsing: every signed-in POST must carry the session's token.

@@ -10,7 +10,7 @@ import { ApiError, invalid } from '../../kernel/errors.js'
 import type { Services } from '../../operations/services.js'
 import { RouteTable, sendUnmatched } from '../route-table.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-body.js'
-import { textProblem } from '../../store/validation.js'
+import { requestTextProblem } from '../request-text.js'
 import { makeAdminAuthenticator, type AdminSessionResolver } from './admin-auth.js'
 import { ADMIN_BASE_PATH, type AdminRouteContext, type AdminRoutes } from './admin-route.js'
 import { recordRoutes } from './record-routes.js'
@@ -67,10 +67,11 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
         done(new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }]), undefined)
       }
     })
-    // Every admin body (records, credentials, policies, decisions): no NUL characters or lone
-    // surrogates in any string, named in the 400 like any other bad field.
+    // Every admin body (records, credentials, policies, decisions), path parameter and query
+    // string (filter, q, credentialId…): no NUL characters or lone surrogates in any string,
+    // named in the 400 like any other bad field.
     admin.addHook('preValidation', async (request) => {
-      const bad = textProblem(request.body)
+      const bad = requestTextProblem(request)
       if (bad !== undefined) throw invalid(bad.param, bad.problem)
     })
 

@@ -7,6 +7,7 @@ import type { MachineRoute } from '../../kernel/machine-route.js'
 import { queryDigest } from '../../kernel/cursor.js'
 import { invalid } from '../../kernel/errors.js'
 import { listDeadLetters } from '../../webhooks/dead-letters.js'
+import { refuseWhileBounded } from '../../jobs/unbounded-reads.js'
 import { DeadLetterItem, DlqQuery, ReplayBody, ReplayResultData, replayRequest } from '../../webhooks/dlq-schemas.js'
 
 export function dlqRoutes(services: Services): MachineRoute[] {
@@ -16,7 +17,9 @@ export function dlqRoutes(services: Services): MachineRoute[] {
     summary: 'Dead-letter queue: deliveries that exhausted their attempts (failed) or were replayed and await delivery (queued)',
     scope: 'webhooks:dlq:read', querystring: DlqQuery, data: Type.Array(DeadLetterItem), list: true,
     errors: ['INVALID_REQUEST'],
-    handler: async ({ query }) => {
+    handler: async ({ query, caller }) => {
+      // Dead letters carry deliveries of any product or entry: the boundary cannot filter them.
+      await refuseWhileBounded(services.jobs, caller.credentialId, '/webhooks/dlq')
       const digest = queryDigest({ status: query.status ?? null })
       let afterId: number | undefined
       if (query.cursor) {
@@ -39,6 +42,7 @@ export function dlqRoutes(services: Services): MachineRoute[] {
     scope: 'webhooks:dlq:replay', body: ReplayBody, data: ReplayResultData,
     errors: ['INVALID_REQUEST', 'NOT_FOUND'],
     handler: async ({ body, caller }) => {
+      await refuseWhileBounded(services.jobs, caller.credentialId, '/webhooks/dlq/replay')
       // Audited with the credential that asked.
       return { data: await services.webhooks.replay(replayRequest(body), { type: 'credential', id: caller.credentialId }) }
     },

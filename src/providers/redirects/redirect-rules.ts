@@ -2,9 +2,10 @@
 // embedded commas and a byte-order mark are handled as spreadsheets write them) or JSON
 // lines. Every problem is reported with its line number; a file with any problem is refused
 // as a whole, so a half-valid file is never served.
-import { parse as parseCsv, CsvError } from 'csv-parse/sync'
+import { CsvError } from 'csv-parse'
 import { Type, type Static } from '@sinclair/typebox'
 import { parseBoolean } from '../../kernel/booleans.js'
+import { csvRecords, type CsvRecord, decodeUtf8, nextTurn, ROWS_PER_TURN } from './redirects-text.js'
 
 export const STATUS_CODES = [301, 302, 307, 308] as const
 
@@ -29,6 +30,16 @@ export class RedirectsFileError extends Error {
   constructor(readonly problems: readonly string[]) {
     super(problems.length <= MAX_PROBLEMS ? problems.join('; ') : `${problems.slice(0, MAX_PROBLEMS).join('; ')}; and ${problems.length - MAX_PROBLEMS} more`)
   }
+
+  /**
+   * The refusal without the file's values: readiness shows it to machine clients, who must
+   * not read the file through it (the message, with values, goes to the log and start-up).
+   */
+  get summary(): string {
+    const lines = [...new Set(this.problems.map(lineOf).filter((n) => n > 0))]
+    const where = lines.length === 0 ? '' : `, on line${lines.length > 1 ? 's' : ''} ${lines.slice(0, MAX_PROBLEMS).join(', ')}${lines.length > MAX_PROBLEMS ? ` and ${lines.length - MAX_PROBLEMS} more` : ''}`
+    return `the file is refused: ${this.problems.length} problem${this.problems.length === 1 ? '' : 's'}${where} (the server log names each)`
+  }
 }
 
 /** `.csv` is CSV, `.jsonl` and `.ndjson` are JSON lines; otherwise a first `{` means JSON lines. */
@@ -45,13 +56,22 @@ interface Row {
   readonly typed: boolean
 }
 
-export function parseRedirects(text: string, format: RedirectsFormat, fileUpdatedAt: Date): Redirect[] {
+/** The file's bytes as text, or refused naming each line that is not UTF-8. */
+export async function redirectsText(bytes: Uint8Array): Promise<string> {
+  const decoded = await decodeUtf8(bytes)
+  if ('text' in decoded) return decoded.text
+  throw new RedirectsFileError(decoded.badLines.map((line) => `line ${line}: not valid UTF-8`))
+}
+
+/** Parses and checks the file's text; yields to the event loop as it goes (a file may hold 100,000 rows). */
+export async function parseRedirects(text: string, format: RedirectsFormat, fileUpdatedAt: Date): Promise<Redirect[]> {
   const problems: string[] = []
-  const rows = format === 'csv' ? csvRows(text, problems) : jsonRows(text, problems)
+  const rows = format === 'csv' ? await csvRows(text, problems) : await jsonRows(text, problems)
   const out: Redirect[] = []
   const ids = new Map<string, number>()
   const sources = new Map<string, number>()
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
+    if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn()
     const r = checkRow(row, fileUpdatedAt, problems)
     if (!r) continue
     const idLine = ids.get(r.id)
@@ -70,10 +90,10 @@ export function parseRedirects(text: string, format: RedirectsFormat, fileUpdate
 /** Problems read in file order (the sort is stable: one line's problems keep their order). */
 const lineOf = (problem: string) => Number(/^line (\d+)/.exec(problem)?.[1] ?? 0)
 
-function csvRows(text: string, problems: string[]): Row[] {
-  let records: { record: string[]; info: { lines: number } }[]
+async function csvRows(text: string, problems: string[]): Promise<Row[]> {
+  let records: CsvRecord[]
   try {
-    records = parseCsv(text, { bom: true, info: true, skip_empty_lines: true, trim: true, relax_column_count: false }) as unknown as typeof records
+    records = await csvRecords(text)
   } catch (err) {
     problems.push(err instanceof CsvError ? `line ${(err as CsvError & { lines?: number }).lines ?? '?'}: ${err.message.replace(/ (on|at) line \d+$/, '')}` : String(err))
     return []
@@ -88,34 +108,40 @@ function csvRows(text: string, problems: string[]): Row[] {
   const twice = columns.filter((c, i) => columns.indexOf(c) !== i)
   if (twice.length > 0) problems.push(`line ${head.info.lines}: column "${twice[0]}" appears twice`)
   if (problems.length > 0) return []
-  return body.map(({ record, info }) => ({
-    line: info.lines,
-    values: Object.fromEntries(columns.map((c, i) => [c, record[i]]).filter(([, v]) => v !== '')),
-    typed: false,
-  }))
+  const rows: Row[] = []
+  for (const [n, { record, info }] of body.entries()) {
+    if (n % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn()
+    rows.push({ line: info.lines, values: Object.fromEntries(columns.map((c, i) => [c, record[i]]).filter(([, v]) => v !== '')), typed: false })
+  }
+  return rows
 }
 
-function jsonRows(text: string, problems: string[]): Row[] {
+async function jsonRows(text: string, problems: string[]): Promise<Row[]> {
   const rows: Row[] = []
-  text.replace(/^\uFEFF/, '').split('\n').forEach((raw, i) => {
-    const line = i + 1
-    if (raw.trim() === '') return
-    let value: unknown
-    try {
-      value = JSON.parse(raw)
-    } catch {
-      problems.push(`line ${line}: not valid JSON`)
-      return
-    }
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      problems.push(`line ${line}: expected a JSON object`)
-      return
-    }
-    const unknown = Object.keys(value).filter((k) => !(FIELDS as readonly string[]).includes(k))
-    if (unknown.length > 0) problems.push(`line ${line}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; fields are ${FIELDS.join(', ')}`)
-    rows.push({ line, values: value as Record<string, unknown>, typed: true })
-  })
+  const lines = text.replace(/^\uFEFF/, '').split('\n')
+  for (const [i, raw] of lines.entries()) {
+    if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn()
+    jsonRow(raw, i + 1, rows, problems)
+  }
   return rows
+}
+
+function jsonRow(raw: string, line: number, rows: Row[], problems: string[]): void {
+  if (raw.trim() === '') return
+  let value: unknown
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    problems.push(`line ${line}: not valid JSON`)
+    return
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    problems.push(`line ${line}: expected a JSON object`)
+    return
+  }
+  const unknown = Object.keys(value).filter((k) => !(FIELDS as readonly string[]).includes(k))
+  if (unknown.length > 0) problems.push(`line ${line}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.map((k) => `"${k}"`).join(', ')}; fields are ${FIELDS.join(', ')}`)
+  rows.push({ line, values: value as Record<string, unknown>, typed: true })
 }
 
 const ID = /^[A-Za-z0-9._~-]{1,128}$/
@@ -137,7 +163,7 @@ function checkRow({ line, values, typed }: Row, fileUpdatedAt: Date, problems: s
   const from = text('from')
   if (from !== undefined && (!from.startsWith('/') || /\s/.test(from) || from.length > MAX_URL)) bad('from', `"${from}" must be a path starting with / without spaces`)
   const to = text('to')
-  if (to !== undefined && !validTarget(to)) bad('to', `"${to}" must be a path starting with / or an absolute http(s) URL, without spaces`)
+  if (to !== undefined && !validTarget(to)) bad('to', `"${to}" must be a path starting with / or an absolute http(s) URL, without spaces, backslashes or control characters`)
   if (from !== undefined && to !== undefined && from === to) bad('to', 'redirects to itself')
 
   let statusCode = 301
@@ -167,8 +193,13 @@ function checkRow({ line, values, typed }: Row, fileUpdatedAt: Date, problems: s
   return { id, from, to, statusCode, enabled, updatedAt }
 }
 
+// Browsers read a backslash as a slash (`/\evil.example/` goes to evil.example, like
+// `//evil.example/`) and drop tabs and line breaks inside a URL: neither may appear in a target.
+// eslint-disable-next-line no-control-regex -- control characters are what it looks for
+const UNSAFE_IN_TARGET = /[\s\\\x00-\x1f\x7f]/
+
 function validTarget(to: string): boolean {
-  if (/\s/.test(to) || to.length > MAX_URL) return false
+  if (UNSAFE_IN_TARGET.test(to) || to.length > MAX_URL) return false
   if (to.startsWith('/')) return !to.startsWith('//')
   try {
     const u = new URL(to)

@@ -6,7 +6,8 @@ import { watch, type FSWatcher, type Stats } from 'node:fs'
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname } from 'node:path'
 import type { ProviderLogger } from '../provider.js'
-import { formatOf, parseRedirects, RedirectsFileError, type Redirect } from './redirect-rules.js'
+import { formatOf, parseRedirects, RedirectsFileError, redirectsText, type Redirect } from './redirect-rules.js'
+import { nextTurn, ROWS_PER_TURN } from './redirects-text.js'
 
 export interface RedirectSet {
   /** Sorted by id (the list order and paging key). */
@@ -21,6 +22,8 @@ export class RedirectsFile {
   private set: RedirectSet = EMPTY
   /** Why the file on disk cannot be served (missing, unreadable, invalid), or null. */
   private problem: string | null = null
+  /** The same without the file's values or its path, for readiness (machine clients read it). */
+  private summary: string | null = null
   /** The version last read (or last refused); `missing` when there was no file. */
   private stamp: string | null = null
   private reloading: Promise<void> | undefined
@@ -43,7 +46,7 @@ export class RedirectsFile {
   }
 
   /** The rules as the file has them now; re-reads first when the file changed. */
-  async current(): Promise<{ readonly set: RedirectSet; readonly problem: string | null }> {
+  async current(): Promise<{ readonly set: RedirectSet; readonly problem: string | null; readonly summary: string | null }> {
     let now: string
     try {
       now = stampOf(await stat(this.path))
@@ -51,7 +54,7 @@ export class RedirectsFile {
       now = 'missing'
     }
     if (now !== this.stamp) await this.reload()
-    return { set: this.set, problem: this.problem }
+    return { set: this.set, problem: this.problem, summary: this.summary }
   }
 
   private reload(): Promise<void> {
@@ -70,23 +73,33 @@ export class RedirectsFile {
       return
     }
     try {
-      const text = await readFile(this.path, 'utf8')
-      const rules = parseRedirects(text, formatOf(this.path, text), st.mtime).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      const text = await redirectsText(await readFile(this.path))
+      const rules = await parseRedirects(text, formatOf(this.path, text), st.mtime)
+      // Files are usually kept in id order: sort only when they are not.
+      if (rules.some((r, i) => i > 0 && rules[i - 1].id > r.id)) rules.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+      const byId = new Map<string, Redirect>()
+      for (const [i, r] of rules.entries()) {
+        if (i % ROWS_PER_TURN === ROWS_PER_TURN - 1) await nextTurn()
+        byId.set(r.id, r)
+      }
       const changed = this.problem !== null || this.stamp !== null
-      this.set = { rules, byId: new Map(rules.map((r) => [r.id, r])) }
+      this.set = { rules, byId }
       this.problem = null
+      this.summary = null
       this.stamp = stampOf(st)
       if (changed) this.logger?.info({ file: this.path, redirects: rules.length }, 'redirects file loaded')
     } catch (err) {
-      this.refuse(stampOf(st), err instanceof RedirectsFileError ? err.message : 'the file cannot be read')
+      if (err instanceof RedirectsFileError) this.refuse(stampOf(st), err.message, err.summary)
+      else this.refuse(stampOf(st), 'the file cannot be read')
     }
   }
 
   /** The version on disk is not served; nothing is served until a valid version replaces it. */
-  private refuse(stamp: string, problem: string): void {
+  private refuse(stamp: string, problem: string, summary = problem): void {
     if (this.problem !== problem) this.logger?.warn({ file: this.path, problem }, 'redirects file refused')
     this.set = EMPTY
     this.problem = problem
+    this.summary = summary
     this.stamp = stamp
   }
 

@@ -23,8 +23,9 @@ export function redirectsProvider(file: string) {
   /** The rules now, or unavailable while the file is missing or invalid. */
   const rules = async () => {
     if (!redirects) throw new ProviderUnavailableError('the redirects provider has not started')
-    const { set, problem } = await redirects.current()
-    if (problem !== null) throw new ProviderUnavailableError(`${file}: ${problem}`)
+    const { set, summary } = await redirects.current()
+    // Readiness shows this message to machine clients: no local path and no value from the file.
+    if (summary !== null) throw new ProviderUnavailableError(`redirects file: ${summary}`)
     return set
   }
 

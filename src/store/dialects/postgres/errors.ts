@@ -2,10 +2,16 @@
 import type { DialectErrors } from '../dialect-adapter.js'
 import { DESTROYED, errorCode as code, errorMessage as message } from '../error-fields.js'
 
-// Node's socket errors, PostgreSQL's connection-exception class 08, shutdown and start-up
-// states (57P01-57P03), too many connections (53300), statement_timeout (57014), and the
-// messages pg and pg-pool give when a connection drops or a timeout expires.
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '57P01', '57P02', '57P03', '53300', '57014'])
+// Node's socket errors, PostgreSQL's connection-exception class 08, operator intervention
+// (class 57P: shutdown, crash, cannot connect now, database dropped, idle session timeout),
+// too many connections (53300), statement_timeout (57014), and the messages pg and pg-pool
+// give when a connection drops or a timeout expires.
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', '53300', '57014'])
+const UNAVAILABLE_CLASS = /^(08|57P)/
+// 55000 (object not in prerequisite state) is an outage only when a connection is refused
+// ("database … is not currently accepting connections", ALLOW_CONNECTIONS false): the same
+// code also names programming errors (currval before nextval…), which stay 500s.
+const refusing = (err: unknown) => code(err) === '55000' && /accepting connections/i.test(message(err))
 const UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
 
 export const postgresErrors: DialectErrors = {
@@ -17,7 +23,7 @@ export const postgresErrors: DialectErrors = {
     if (fromDetail) return fromDetail.split(',').map((c) => c.trim().replace(/"/g, ''))
     return e.constraint ? [e.constraint.replace(`${table}_`, '').replace(/_unique$|_key$/, '')] : []
   },
-  isUnavailable: (err) => UNAVAILABLE_CODES.has(String(code(err) ?? '')) || /^08/.test(String(code(err) ?? ''))
+  isUnavailable: (err) => UNAVAILABLE_CODES.has(String(code(err) ?? '')) || UNAVAILABLE_CLASS.test(String(code(err) ?? '')) || refusing(err)
     || UNAVAILABLE_MESSAGES.test(message(err)) || DESTROYED.test(message(err)),
   isWriteConflict: (err) => code(err) === '40P01' || code(err) === '40001',
   isUniqueViolation: (err) => code(err) === '23505',
