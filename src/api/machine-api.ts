@@ -9,6 +9,7 @@ import type { Settings } from '../settings.js'
 import { sendError } from './error-handler.js'
 import type { PageCache } from './page-cache.js'
 import { textProblem } from '../store/validation.js'
+import { checkHeaders } from './request-headers.js'
 import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
 
 declare module 'fastify' {
@@ -150,6 +151,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       // Text with NUL characters or lone surrogates cannot be stored or compared in
       // PostgreSQL: refuse it up front, naming the parameter or body member.
       preValidation: async (request) => {
+        if (route.headers) checkHeaders(route.headers, request)
         const bad = textProblem(request.query, '') ?? textProblem(request.body, '')
         if (bad !== undefined) throw invalid(bad.param, bad.problem)
       },

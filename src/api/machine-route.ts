@@ -60,6 +60,13 @@ export interface MachineRoute {
   readonly querystring?: TObject
   readonly params?: TObject
   readonly body?: TObject
+  /**
+   * Request headers the route reads, by the name clients send (`Idempotency-Key`); required
+   * ones are listed as required. The plugin checks them before the handler runs
+   * (src/api/request-headers.ts) and OpenAPI declares them as header parameters, so what the
+   * server demands and what the document says come from this one declaration.
+   */
+  readonly headers?: TObject
   /** Schema of `data` in the success envelope. */
   readonly data: TSchema
   readonly list?: boolean

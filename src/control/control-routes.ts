@@ -12,6 +12,12 @@ import { seesAll, type ControlPlane } from './control-plane.js'
 import { EXECUTE_SCOPE } from './evaluate-action.js'
 import { simulationView } from './simulation-view.js'
 import { IDEMPOTENCY_KEY } from './execute-action.js'
+
+/** The execute route's Idempotency-Key, as the server checks it and the contract declares it. */
+const IdempotencyKeyHeader = Type.String({
+  minLength: 1, maxLength: 200, pattern: IDEMPOTENCY_KEY.source,
+  description: '1–200 characters of A-Z a-z 0-9 . _ : -, a key of your choosing that identifies this execution',
+})
 import {
   ApprovalRequestBody, ApprovalSchema, ApprovalsQuery, AuditQuery, AuditRecordSchema, DecideBody, ExecuteBody, ExecutionSchema,
   ExecutionsQuery, PolicySchema, PolicyUpsertBody, SimulateBody, SimulationSchema,
@@ -111,11 +117,11 @@ export function controlRoutes(services: Services): MachineRoute[] {
       description: 'Send `Idempotency-Key: <1–200 of A-Z a-z 0-9 . _ : ->`. Keys are per credential: the same key with the same body answers the stored execution again (meta.replayed true, header Idempotent-Replayed: true); the same key with a different body is 409 CONFLICT. A blocked or failed execution is stored under its key too; retry with a new key.',
       body: ExecuteBody, data: ExecutionSchema, meta: Type.Object({ replayed: Type.Boolean() }, { additionalProperties: false }),
       errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'],
+      headers: Type.Object({ 'Idempotency-Key': IdempotencyKeyHeader }),
       handler: async ({ body, caller, request, reply }) => {
-        const header = request.headers['idempotency-key']
-        if (header === undefined) throw invalid('Idempotency-Key', 'this header is required: a key of your choosing that identifies this execution')
-        if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw invalid('Idempotency-Key', 'must be 1–200 characters of A-Z a-z 0-9 . _ : -')
-        const { execution, replayed } = await control.execute(caller, body as Static<typeof ExecuteBody>, header, request.id)
+        // Checked against `headers` before the handler runs: present, once, and well formed.
+        const key = request.headers['idempotency-key'] as string
+        const { execution, replayed } = await control.execute(caller, body as Static<typeof ExecuteBody>, key, request.id)
         if (replayed) reply.header('Idempotent-Replayed', 'true')
         return { data: execution, meta: { replayed } }
       },
