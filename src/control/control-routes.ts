@@ -23,6 +23,14 @@ import {
   ExecutionsQuery, PolicySchema, PolicyUpsertBody, SimulateBody, SimulationSchema,
 } from './control-schemas.js'
 import { builtInPolicy } from './policy.js'
+import { actionTypes } from './actions/action-registry.js'
+import { POLICY_UPSERT } from './policy-governance.js'
+import { literals } from './control-schemas.js'
+
+// actionType filters are enumerations (the registered actions; approvals also policy.upsert),
+// so an unknown one is a 400 listing them rather than an empty page.
+const ListedApprovalsQuery = Type.Object({ ...ApprovalsQuery.properties, actionType: Type.Optional(literals([...actionTypes(), POLICY_UPSERT], 'A registered action, or policy.upsert')) }, { additionalProperties: false })
+const ListedExecutionsQuery = Type.Object({ ...ExecutionsQuery.properties, actionType: Type.Optional(literals(actionTypes(), 'A registered action')) }, { additionalProperties: false })
 
 const common = { flag: 'writesExperimental' } as const
 
@@ -65,7 +73,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'GET', path: '/control/approvals', key: 'control.approvals.list', tag: 'control-approvals', scope: 'control:approvals:read',
       summary: "Approvals, newest first: the caller's own, or all for deciders and audit readers",
-      querystring: ApprovalsQuery, data: Type.Array(ApprovalSchema), list: true, errors: ['INVALID_REQUEST'],
+      querystring: ListedApprovalsQuery, data: Type.Array(ApprovalSchema), list: true, errors: ['INVALID_REQUEST'],
       handler: async ({ query, caller }) => {
         const { before, page } = newestFirstCursor(services, query)
         const { items, hasMore } = await control.approvals.list({
@@ -92,7 +100,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'GET', path: '/control/executions', key: 'control.executions.list', tag: 'control-executions', scope: 'control:executions:read',
       summary: "Executions, newest first: the caller's own, or all for deciders and audit readers",
-      querystring: ExecutionsQuery, data: Type.Array(ExecutionSchema), list: true, errors: ['INVALID_REQUEST'],
+      querystring: ListedExecutionsQuery, data: Type.Array(ExecutionSchema), list: true, errors: ['INVALID_REQUEST'],
       handler: async ({ query, caller }) => {
         const { before, page } = newestFirstCursor(services, query)
         const { items, hasMore } = await control.executions.list({
