@@ -10,7 +10,7 @@ import { sendError } from './error-handler.js'
 import type { PageCache } from './page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { checkHeaders } from './request-headers.js'
-import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
+import { BASE_PATH, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from './machine-route.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -141,6 +141,8 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         if (route.deprecated && route.replacedBy) {
           reply.header('Deprecation', 'true')
           reply.header('Link', `<${successorPath(route)}>; rel="successor-version"`)
+          const sunset = sunsetHeader(route)
+          if (sunset) reply.header('Sunset', sunset)
         }
         const caller = await authenticate(request, reply)
         if (!caller.scopes.has(route.scope)) {

@@ -73,6 +73,11 @@ export interface MachineRoute {
   readonly errors?: readonly ErrorCode[]
   readonly deprecated?: boolean
   readonly replacedBy?: string
+  /**
+   * When a deprecated route stops being served (an ISO date), sent as the `Sunset` header
+   * (RFC 8594) beside `Deprecation` and `Link`; docs/api.md states the policy that sets it.
+   */
+  readonly sunset?: string
   /** Also served at the root (`/capabilities`), with the same auth and scope checks. */
   readonly rootAlias?: boolean
   /**
@@ -113,6 +118,11 @@ export const BODY_LIMIT_BYTES = 1024 * 1024
  * The full path of a deprecated route's successor (`/gatehouse/v1/sync-state/lag`), written
  * the same way wherever it appears: the Link header, capabilities, the schema catalog, OpenAPI.
  */
+/** The `Sunset` header value of a deprecated route (an HTTP date), or null. */
+export function sunsetHeader(route: MachineRoute): string | null {
+  return route.deprecated && route.sunset ? new Date(route.sunset).toUTCString() : null
+}
+
 export function successorPath(route: MachineRoute): string | null {
   return route.replacedBy ? BASE_PATH + route.replacedBy : null
 }

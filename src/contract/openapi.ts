@@ -42,6 +42,7 @@ const HEADERS: Record<string, JsonSchema> = {
   'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
   Deprecation: { description: 'true on deprecated aliases', schema: { type: 'string' } },
   Link: { description: 'The successor of a deprecated alias (rel="successor-version")', schema: { type: 'string' } },
+  Sunset: { description: 'When a deprecated alias stops being served (RFC 8594, an HTTP date)', schema: { type: 'string' } },
 }
 
 /**
@@ -133,7 +134,7 @@ function operation(route: MachineRoute, sink: ComponentSink, errors: ErrorRespon
       description: route.summary,
       headers: {
         'X-Request-Id': header('X-Request-Id'), ...RATE_HEADERS,
-        ...(route.deprecated ? { Deprecation: header('Deprecation'), Link: header('Link') } : {}),
+        ...(route.deprecated ? { Deprecation: header('Deprecation'), Link: header('Link'), ...(route.sunset ? { Sunset: header('Sunset') } : {}) } : {}),
       },
       content: {
         'application/json': { schema: successSchema(route, sink) },
@@ -157,6 +158,7 @@ function operation(route: MachineRoute, sink: ComponentSink, errors: ErrorRespon
     'x-gatehouse-optional-scopes': [...(route.optionalScopes ?? [])],
     ...(route.flag ? { 'x-gatehouse-flag': route.flag } : {}),
     ...(route.replacedBy ? { 'x-gatehouse-replaced-by': successorPath(route) } : {}),
+    ...(route.sunset ? { 'x-gatehouse-sunset': route.sunset } : {}),
     ...(route.rootAlias ? { 'x-gatehouse-root-alias': route.path } : {}),
   }
 }
