@@ -4,9 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Services } from '../services.js'
 import type { MachineRoute } from '../api/machine-route.js'
-import { queryDigest } from '../api/cursor.js'
-import { invalid } from '../contract/errors.js'
-import { listDeadLetters } from './dead-letters.js'
+import { deadLetterPage } from './dlq-page.js'
 import { DeadLetterItem, DlqQuery, ReplayBody, ReplayResultData, replayRequest } from './dlq-schemas.js'
 
 export function dlqRoutes(services: Services): MachineRoute[] {
@@ -17,18 +15,8 @@ export function dlqRoutes(services: Services): MachineRoute[] {
     scope: 'webhooks:dlq:read', querystring: DlqQuery, data: Type.Array(DeadLetterItem), list: true,
     errors: ['INVALID_REQUEST'],
     handler: async ({ query }) => {
-      const digest = queryDigest({ status: query.status ?? null })
-      let afterId: number | undefined
-      if (query.cursor) {
-        const c = cursors.decode<{ q?: string; after?: number }>(query.cursor)
-        if (c.q !== digest || typeof c.after !== 'number') throw invalid('cursor', 'cursor belongs to another query')
-        afterId = c.after
-      }
-      const { items, hasMore } = await listDeadLetters(database, { status: query.status, limit: query.limit ?? 50, afterId })
-      const last = items[items.length - 1]
       return {
-        data: items,
-        pagination: { hasMore, nextCursor: hasMore && last ? cursors.encode({ q: digest, after: last.id }) : null },
+        ...(await deadLetterPage(database, cursors, { status: query.status, limit: query.limit ?? 50, cursor: query.cursor })),
         // No updatedSince here: a DLQ listing is always a full view of the queue.
         meta: { mode: 'full' },
       }
