@@ -85,7 +85,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/approvals/request', key: 'control.approvals.request', tag: 'control-approvals', scope: 'control:approvals:request',
       summary: 'Ask for approval of an action with this exact payload (bound to its SHA-256 digest); needs metadata.source, agentId and traceId',
-      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN'],
+      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'CONFLICT'],
       handler: async ({ body, caller, request }) => ({ data: await control.requestApproval(caller, body, request.id) }),
     },
     {
@@ -113,7 +113,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/policy-simulate', key: 'control.policy.simulate', tag: 'control-actions', scope: 'control:actions:simulate',
       summary: 'What executing this action would do now: policy, approval state, missing scopes, payload errors, limits, boundaries; no side effects',
-      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST'],
+      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST', 'CONFLICT'],
       handler: async ({ body, caller }) => {
         const b = body as Static<typeof SimulateBody>
         return { data: simulationView(await control.simulate(caller, b), b.actionType, caller.scopes.has(EXECUTE_SCOPE)) }

@@ -8,6 +8,7 @@ import type { Doc } from '../../store/documents.js'
 import { defineAction, maxLimit, round2, type LimitResult, type Resolved } from './control-action.js'
 import { updateStep } from './record-steps.js'
 import { ORDER_STATUSES } from '../../resources/commerce.js'
+import { orderTransitionConflict } from '../../resources/order-status.js'
 
 const Id = (description: string) => Type.Integer({ minimum: 1, description })
 
@@ -103,7 +104,14 @@ export const setOrderStatus = defineAction<SetStatus>({
   }, { additionalProperties: false }),
   defaultRiskLevel: 'medium',
   boundary: 'none',
-  resolve: (p, read) => orderTarget(read, p.orderId),
+  // A status that may not follow the current one is a 409 before anything is evaluated or
+  // recorded (simulation, approval requests and execution alike); the write checks it again.
+  async resolve(p, read) {
+    const resolved = await orderTarget(read, p.orderId)
+    const conflict = orderTransitionConflict(p.orderId, (resolved.current?.status as string | undefined) ?? 'cart', p.status)
+    if (conflict) throw conflict
+    return resolved
+  },
   limits: () => [],
   steps: [updateStep<SetStatus>('setStatus', 'orders', (c) => c.payload.orderId, (_o, c) => ({ status: c.payload.status }))],
   result(o) {
