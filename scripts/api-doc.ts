@@ -37,6 +37,8 @@ function parameters(route: MachineRoute): string {
   const rows = [
     ...Object.entries(props).map(([k, s]) => `\`${k}\`${required.has(k) ? ' (required)' : ''}: ${describeSchema(s)}`),
     ...Object.entries(body).map(([k, s]) => `body \`${k}\`${required.has(k) ? ' (required)' : ''}: ${describeSchema(s)}`),
+    ...Object.entries((route.headers?.properties ?? {}) as Record<string, TSchema>).map(([k, s]) =>
+      `header \`${k}\`${(route.headers?.required ?? []).includes(k) ? ' (required)' : ''}: ${describeSchema(s)}${s.pattern ? `, \`${s.pattern as string}\`` : ''}`),
   ]
   return rows.length > 0 ? rows.join('<br>') : '–'
 }

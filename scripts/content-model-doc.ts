@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url'
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { allResources } from '../src/resources/index.js'
+import { ORDER_TRANSITIONS } from '../src/resources/order-status.js'
 import type { Resource } from '../src/resources/declare.js'
 import { defaultFor } from '../src/store/documents.js'
 
@@ -39,7 +40,12 @@ const DERIVED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 const RULES: Readonly<Record<string, readonly string[]>> = {
   products: ['Deleting a product deletes its variants in the same transaction; each variant and the product leave a `deleted` tombstone in the change log.'],
   variants: ['Creating, updating (including a change of `productId`, which refreshes both products) or deleting a variant refreshes its product\'s derived fields in the same transaction, with an `updated` change for the product.'],
-  orders: ['`totalRefunded` may not exceed `totalPaid` (400 naming `totalRefunded`).'],
+  orders: [
+    '`totalRefunded` may not exceed `totalPaid` (400 naming `totalRefunded`).',
+    'Status changes follow these transitions (admin API, import and the governed `order.setStatus` alike); any other is a `409 CONFLICT` naming the current and the requested status, and setting the same status again is allowed: '
+      + Object.entries(ORDER_TRANSITIONS).map(([from, to]) => `\`${from}\` → ${to.length > 0 ? to.map((s) => `\`${s}\``).join(', ') : 'none (final)'}`).join('; ') + '.',
+    '`isCompleted` and `dateOrdered` follow the status on every write: `isCompleted` is true for every status but `cart`; a cart has no `dateOrdered` (null); an order leaving `cart` without a `dateOrdered` gets the time of that write. Values given for them that disagree with the status are replaced.',
+  ],
   categories: ['A category cannot be its own parent.'],
   'entry-drafts': ['Drafts are kept apart from published entries and are never served as entries; governed actions write them.'],
 }

@@ -11,7 +11,8 @@ import { sendError } from './error-handler.js'
 import { RouteTable, sendUnmatched } from './route-table.js'
 import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
-import { BASE_PATH, routeEnabled, successorPath, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
+import { checkHeaders } from './request-headers.js'
+import { BASE_PATH, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -138,6 +139,8 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         if (route.deprecated && route.replacedBy) {
           reply.header('Deprecation', 'true')
           reply.header('Link', `<${successorPath(route)}>; rel="successor-version"`)
+          const sunset = sunsetHeader(route)
+          if (sunset) reply.header('Sunset', sunset)
         }
         const caller = await authenticate(request, reply)
         if (!caller.scopes.has(route.scope)) {
@@ -148,6 +151,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       // Text with NUL characters or lone surrogates cannot be stored or compared in
       // PostgreSQL: refuse it up front, naming the parameter or body member.
       preValidation: async (request) => {
+        if (route.headers) checkHeaders(route.headers, request)
         const bad = textProblem(request.query, '') ?? textProblem(request.body, '')
         if (bad !== undefined) throw invalid(bad.param, bad.problem)
       },

@@ -135,7 +135,9 @@ export class CredentialService {
     if (r.status === 'paused') throw unauthorized('Credential paused')
     if (resolved.expiresAtMs !== null && resolved.expiresAtMs <= now) throw unauthorized('Credential expired')
     if (resolved.allowlist && !resolved.allowlist.allows(ip)) {
-      throw new ApiError('FORBIDDEN', 'Client address not allowed for this credential')
+      // The caller's own address, as this server saw it (behind a proxy, the proxy's unless
+      // trusted): what an operator compares with the allowlist.
+      throw new ApiError('FORBIDDEN', `Client address ${ip} is not in this credential's IP allowlist`)
     }
     this.recordUse(r.id, now)
     return { credentialId: r.id, label: r.label, source: r.source, grantedScopes: r.scopes, scopes: resolved.scopes, boundaries: r.boundaries }

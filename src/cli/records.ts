@@ -61,7 +61,9 @@ export function registerRecords(program: Command): void {
         const page = await listRecords(services, r, input, operatorCaller(services.scopes))
         const data = JSON.parse(page.rawData) as Record<string, unknown>[]
         if (opts.json) return printJson({ data, pagination: page.pagination, meta: page.meta })
-        printTable(['ID', 'UPDATED', 'SUMMARY'], data.map((d) => [String(d.id ?? ''), String(d.updatedAt ?? ''), summaryOf(d)]))
+        // `--fields` without updatedAt leaves it out of every item: no empty column for it.
+        if (data.some((d) => d.updatedAt !== undefined)) printTable(['ID', 'UPDATED', 'SUMMARY'], data.map((d) => [String(d.id ?? ''), String(d.updatedAt ?? ''), summaryOf(d)]))
+        else printTable(['ID', 'SUMMARY'], data.map((d) => [String(d.id ?? ''), summaryOf(d)]))
         if (page.pagination?.hasMore) process.stderr.write(`more: --cursor ${page.pagination.nextCursor}\n`)
       })
     })

@@ -11,7 +11,8 @@ import { printJson, printTable } from './output.js'
 import { DeliveryWorker } from '../webhooks/delivery-worker.js'
 import { MetricBuckets } from '../ops/metric-buckets.js'
 import { ChangeSignal } from '../store/change-signal.js'
-import { listDeadLetters, type DeadLetterStatus } from '../webhooks/dead-letters.js'
+import type { DeadLetterStatus } from '../webhooks/dead-letters.js'
+import { deadLetterPage } from '../webhooks/dlq-page.js'
 import { targetHost } from '../webhooks/probe.js'
 
 const NOT_CONFIGURED = 'webhook delivery is not configured: set PLUGIN_GATEHOUSE_WEBHOOK_URL and PLUGIN_GATEHOUSE_WEBHOOK_SECRET'
@@ -106,16 +107,18 @@ export function registerWebhookCommands(program: Command): void {
     .description('list dead letters, oldest first')
     .option('--status <status>', 'failed (attempts exhausted) or queued (replayed, awaiting delivery); default both', statusOption)
     .option('--limit <n>', 'at most this many', wholeNumber(1, 1000), 50)
-    .option('--json', 'print as JSON')
-    .action((opts: { status?: DeadLetterStatus; limit: number; json?: boolean }) => withServices(async ({ database }) => {
-      const { items, hasMore } = await listDeadLetters(database, { status: opts.status, limit: opts.limit })
-      if (opts.json) return printJson({ items, hasMore })
+    .option('--cursor <cursor>', 'the next page: pagination.nextCursor of the previous --json page')
+    .option('--json', 'print the page as GET /webhooks/dlq answers it: {data, pagination}')
+    .action((opts: { status?: DeadLetterStatus; limit: number; cursor?: string; json?: boolean }) => withServices(async ({ database, services }) => {
+      const page = await deadLetterPage(database, services.cursors, { status: opts.status, limit: opts.limit, cursor: opts.cursor })
+      if (opts.json) return printJson(page)
+      const { data: items, pagination: { hasMore, nextCursor } } = page
       if (items.length === 0) return void process.stdout.write('The dead-letter queue is empty.\n')
       printTable(['ID', 'STATUS', 'EVENT', 'RESOURCE', 'ATTEMPTS', 'LAST ERROR', 'DEAD SINCE', 'REPLAYS'], items.map((d) => [
         String(d.id), d.status, d.eventId, d.resourceType ? `${d.resourceType}:${d.resourceId} ${d.action}` : d.kind,
         String(d.attempts), d.lastError ?? '-', d.deadLetteredAt, String(d.replayCount),
       ]))
-      if (hasMore) process.stdout.write(`(more: raise --limit)\n`)
+      if (hasMore) process.stdout.write(`(more: --cursor ${String(nextCursor)})\n`)
     }))
 
   dlq.command('replay')

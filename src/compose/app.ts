@@ -41,6 +41,7 @@ import { validatorCompiler } from '../api/validator-compiler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.js'
 import { providerRoutes } from '../api/providers/provider-routes.js'
 import type { ProviderTimings } from '../providers/provider-registry.js'
+import { REQUEST_ID } from '../api/request-id.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -71,7 +72,6 @@ export interface GatehouseApp {
   close(): Promise<void>
 }
 
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
 /** How a serving process opens the store: every wait on the database bounded (docs/configuration.md). */
 export function servingDatabase(settings: Settings, logger?: Logger): Database {

@@ -50,7 +50,7 @@ export async function createServices(settings: Settings, database: Database, log
     overdueGraceMs: settings.jobsOverdueGraceSeconds * 1000,
     audit: auditJobEvent,
     approvalRequester: control.approvalRequester,
-    credentialExists: (id) => credentials.exists(id),
+    credentialExists: async (id) => ((await credentials.exists(id)) ? (await credentials.get(id)).scopes : null),
     logger,
     boundaryAxes: resources.boundaryAxes,
   })

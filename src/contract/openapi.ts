@@ -9,6 +9,7 @@ import { errorCatalog, type ErrorCode } from '../kernel/errors.js'
 import { ErrorEnvelopeSchema } from './envelopes.js'
 import { COMPONENT_PREFIX, toJsonSchema, type JsonSchema } from './json-schema.js'
 import { bodySchema, openapiPath, routeErrors, routeParameters, successSchema, type SchemaSink } from './route-contract.js'
+import { REQUEST_ID } from '../api/request-id.js'
 import { serviceInfo } from './service-info.js'
 import { TOKEN_FORMAT } from './token-format.js'
 
@@ -41,6 +42,19 @@ const HEADERS: Record<string, JsonSchema> = {
   'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } },
   Deprecation: { description: 'true on deprecated aliases', schema: { type: 'string' } },
   Link: { description: 'The successor of a deprecated alias (rel="successor-version")', schema: { type: 'string' } },
+  Sunset: { description: 'When a deprecated alias stops being served (RFC 8594, an HTTP date)', schema: { type: 'string' } },
+}
+
+/**
+ * Request headers every operation reads (src/app.ts): a client's own request id is kept.
+ * Authorization is the security scheme's, and OpenAPI forbids declaring it as a parameter.
+ */
+const PARAMETERS: Record<string, JsonSchema> = {
+  'X-Request-Id': {
+    name: 'X-Request-Id', in: 'header', required: false,
+    description: 'Your own request id, kept and echoed when it is 1–128 characters of A-Z a-z 0-9 . _ : -; otherwise the server makes one',
+    schema: { type: 'string', minLength: 1, maxLength: 128, pattern: REQUEST_ID.source },
+  },
 }
 
 const RATE_HEADERS = { 'X-RateLimit-Limit': header('X-RateLimit-Limit'), 'X-RateLimit-Remaining': header('X-RateLimit-Remaining'), 'X-RateLimit-Reset': header('X-RateLimit-Reset') }
@@ -113,14 +127,14 @@ function operation(route: MachineRoute, sink: ComponentSink, errors: ErrorRespon
     route.rootAlias ? `Also served at ${route.path} at the site root, with the same authentication and scope checks.` : undefined,
     route.deprecated ? `Deprecated${route.replacedBy ? `: use ${successorPath(route)}` : ''}.` : undefined,
   ].filter(Boolean)
-  const parameters = routeParameters(route)
+  const parameters = [...routeParameters(route), ...Object.keys(PARAMETERS).map((name) => ({ $ref: `#/components/parameters/${name}` }))]
   const body = bodySchema(route)
   const responses: Record<string, JsonSchema> = {
     200: {
       description: route.summary,
       headers: {
         'X-Request-Id': header('X-Request-Id'), ...RATE_HEADERS,
-        ...(route.deprecated ? { Deprecation: header('Deprecation'), Link: header('Link') } : {}),
+        ...(route.deprecated ? { Deprecation: header('Deprecation'), Link: header('Link'), ...(route.sunset ? { Sunset: header('Sunset') } : {}) } : {}),
       },
       content: {
         'application/json': { schema: successSchema(route, sink) },
@@ -136,7 +150,7 @@ function operation(route: MachineRoute, sink: ComponentSink, errors: ErrorRespon
     tags: [route.tag],
     // OpenAPI 3.1 lets a requirement name roles; here, the scope the token needs.
     security: [{ bearerAuth: [route.scope] }],
-    ...(parameters.length > 0 ? { parameters } : {}),
+    parameters,
     ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
     responses,
     ...(route.deprecated ? { deprecated: true } : {}),
@@ -144,6 +158,7 @@ function operation(route: MachineRoute, sink: ComponentSink, errors: ErrorRespon
     'x-gatehouse-optional-scopes': [...(route.optionalScopes ?? [])],
     ...(route.flag ? { 'x-gatehouse-flag': route.flag } : {}),
     ...(route.replacedBy ? { 'x-gatehouse-replaced-by': successorPath(route) } : {}),
+    ...(route.sunset ? { 'x-gatehouse-sunset': route.sunset } : {}),
     ...(route.rootAlias ? { 'x-gatehouse-root-alias': route.path } : {}),
   }
 }
@@ -177,6 +192,7 @@ export function buildOpenapiDocument(routes: readonly MachineRoute[], settings: 
     components: {
       schemas: sink.schemas,
       responses: errors.components(),
+      parameters: PARAMETERS,
       headers: HEADERS,
       securitySchemes: {
         bearerAuth: {

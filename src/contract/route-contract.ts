@@ -34,15 +34,15 @@ export function routeErrors(route: MachineRoute): ErrorCode[] {
 
 export interface ParameterContract {
   readonly name: string
-  readonly in: 'query' | 'path'
+  readonly in: 'query' | 'path' | 'header'
   readonly required: boolean
   readonly description?: string
   readonly schema: JsonSchema
 }
 
-/** Query and path parameters with their constraints (type, range, enum, format, default). */
+/** Path, query and header parameters with their constraints (type, range, enum, pattern, format, default). */
 export function routeParameters(route: MachineRoute): ParameterContract[] {
-  const from = (where: 'query' | 'path', obj: TObject | undefined): ParameterContract[] => {
+  const from = (where: ParameterContract['in'], obj: TObject | undefined): ParameterContract[] => {
     if (!obj) return []
     const schema = toJsonSchema(obj)
     const required = new Set((schema.required as string[] | undefined) ?? [])
@@ -54,7 +54,7 @@ export function routeParameters(route: MachineRoute): ParameterContract[] {
       schema: s,
     }))
   }
-  return [...from('path', route.params), ...from('query', route.querystring)]
+  return [...from('path', route.params), ...from('query', route.querystring), ...from('header', route.headers)]
 }
 
 export function isProjectable(route: MachineRoute): boolean {

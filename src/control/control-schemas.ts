@@ -7,7 +7,7 @@ import { AUDIT_CATEGORIES } from './audit-log.js'
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 const DateTime = () => Type.String({ format: 'date-time' })
-const literals = (values: readonly string[], description?: string) =>
+export const literals = (values: readonly string[], description?: string) =>
   Type.Union(values.map((v) => Type.Literal(v)), description ? { description } : {})
 const FreeObject = (description: string) => Type.Object({}, { additionalProperties: true, description })
 

@@ -28,8 +28,11 @@ export interface WorkflowInput {
 
 export type WorkflowPatch = Partial<Omit<WorkflowInput, 'status'>>
 
-/** Whether a credential id names a credential (managed or configured). */
-export type CredentialCheck = (id: string) => Promise<boolean>
+/** The scopes of the credential (managed or configured) an id names, or null when none does. */
+export type CredentialCheck = (id: string) => Promise<readonly string[] | null>
+
+/** What a workflow's worker calls as its credential: GET /workflows and POST /workflows/run-report. */
+export const WORKER_SCOPES = ['jobs:read', 'jobs:report'] as const
 
 /** Stored with every axis (empty ones too), as the answers show it. */
 function boundaryOf(axes: readonly BoundaryAxis[], b: BoundaryValues | null | undefined): WorkflowBoundary | null {
@@ -39,8 +42,12 @@ function boundaryOf(axes: readonly BoundaryAxis[], b: BoundaryValues | null | un
 async function check(input: Partial<WorkflowInput>, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<void> {
   const problems: ErrorDetail[] = []
   if (input.schedule) problems.push(...scheduleProblems(input.schedule))
-  if (input.credentialId !== undefined && !(await credentialExists(input.credentialId))) {
-    problems.push({ param: 'credentialId', problem: `no credential with id ${input.credentialId}` })
+  if (input.credentialId !== undefined) {
+    const scopes = await credentialExists(input.credentialId)
+    // A credential without these could never see or report its workflow's runs.
+    const missing = scopes === null ? [] : WORKER_SCOPES.filter((s) => !scopes.includes(s))
+    if (scopes === null) problems.push({ param: 'credentialId', problem: `no credential with id ${input.credentialId}` })
+    else if (missing.length > 0) problems.push({ param: 'credentialId', problem: `credential ${input.credentialId} lacks ${missing.join(' and ')}, which the workflow's worker needs to list and report its runs; grant ${missing.join(', ')} or choose another credential` })
   }
   const b = input.boundary
   if (b && boundarySize(b) === 0) {

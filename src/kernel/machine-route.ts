@@ -60,12 +60,24 @@ export interface MachineRoute {
   readonly querystring?: TObject
   readonly params?: TObject
   readonly body?: TObject
+  /**
+   * Request headers the route reads, by the name clients send (`Idempotency-Key`); required
+   * ones are listed as required. The plugin checks them before the handler runs
+   * (src/api/request-headers.ts) and OpenAPI declares them as header parameters, so what the
+   * server demands and what the document says come from this one declaration.
+   */
+  readonly headers?: TObject
   /** Schema of `data` in the success envelope. */
   readonly data: TSchema
   readonly list?: boolean
   readonly errors?: readonly ErrorCode[]
   readonly deprecated?: boolean
   readonly replacedBy?: string
+  /**
+   * When a deprecated route stops being served (an ISO date), sent as the `Sunset` header
+   * (RFC 8594) beside `Deprecation` and `Link`; docs/api.md states the policy that sets it.
+   */
+  readonly sunset?: string
   /** Also served at the root (`/capabilities`), with the same auth and scope checks. */
   readonly rootAlias?: boolean
   /**
@@ -108,6 +120,11 @@ export const BODY_LIMIT_BYTES = 1024 * 1024
  * The full path of a deprecated route's successor (`/gatehouse/v1/sync-state/lag`), written
  * the same way wherever it appears: the Link header, capabilities, the schema catalog, OpenAPI.
  */
+/** The `Sunset` header value of a deprecated route (an HTTP date), or null. */
+export function sunsetHeader(route: MachineRoute): string | null {
+  return route.deprecated && route.sunset ? new Date(route.sunset).toUTCString() : null
+}
+
 export function successorPath(route: MachineRoute): string | null {
   return route.replacedBy ? BASE_PATH + route.replacedBy : null
 }

@@ -11,6 +11,7 @@ import { parseFilter } from '../kernel/filter.js'
 import { parseFields } from '../kernel/projection.js'
 import type { ReadCaller, ReadContext } from './read-context.js'
 import type { JsonResult } from '../kernel/json-result.js'
+import { readersOf } from './record-inputs.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
@@ -51,7 +52,12 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
           conditions.push(...booleanWhere(r, p, input))
         }
         break
-      case 'integer': break
+      case 'integer': {
+        // Read only by a true boolean parameter; given without one it would be silently ignored.
+        const readers = readersOf(r, name)
+        if (readers.length > 0 && !readers.some((b) => input[b] !== undefined && parseBoolean(input[b]) === true)) throw invalid(name, `needs ${readers.map((b) => `${b}=true`).join(' or ')}`)
+        break
+      }
     }
   }
   if (input.filter !== undefined) {

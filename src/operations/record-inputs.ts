@@ -35,16 +35,38 @@ export function listQuerySchema(r: Resource): TObject {
   }
   for (const [name, p] of Object.entries(r.listParams ?? {})) {
     switch (p.kind) {
-      case 'equals': props[name] = p.type === 'integer' ? Type.Integer({ minimum: 1 }) : Type.String({ minLength: 1, maxLength: 255 }); break
+      case 'equals': props[name] = p.type === 'integer' ? Type.Integer({ minimum: 1 }) : equalsText(r, p.column); break
       case 'search': props[name] = Type.String({ minLength: 1, maxLength: 200, description: 'Case-insensitive contains' }); break
       case 'arrayContains': props[name] = Type.String({ minLength: 1, maxLength: 255 }); break
       case 'withinDays': props[name] = Type.Integer({ minimum: 1, maximum: 3650, description: p.description ?? 'Only the last N days' }); break
       case 'booleanWhere': props[name] = BooleanParam(p.description); break
       case 'booleanColumn': props[name] = BooleanParam(p.description); break
-      case 'integer': props[name] = Type.Integer({ minimum: p.min, default: p.default }); break
+      // No `default` keyword: validation would fill it in, and the value counts only with
+      // the boolean parameter that reads it (lowStockThreshold with lowStock=true).
+      case 'integer': props[name] = Type.Integer({ minimum: p.min, description: [`Default ${p.default}`, ...readersOf(r, name).map((b) => `only with ${b}=true`)].join('; ') }); break
     }
   }
   return Type.Object(optional(props), { additionalProperties: false })
+}
+
+/**
+ * A text parameter compared with an enumerated property (an asset's `kind`) takes only that
+ * property's values, so an unknown one is a 400 listing them rather than an empty page.
+ */
+function equalsText(r: Resource, column: string): TSchema {
+  const values = literalValues(r.properties[column] ?? r.sensitive?.[column])
+  return values ? Type.Union(values.map((v) => Type.Literal(v))) : Type.String({ minLength: 1, maxLength: 255 })
+}
+
+/** The string values of an enumeration (a union of literals, null left out), or undefined. */
+export function literalValues(schema: TSchema | undefined): string[] | undefined {
+  const branches = ((schema?.anyOf ?? []) as TSchema[]).filter((b) => b.type !== 'null')
+  return branches.length > 0 && branches.every((b) => typeof b.const === 'string') ? branches.map((b) => b.const as string) : undefined
+}
+
+/** The boolean parameters that read integer parameter `name` (`lowStock` reads `lowStockThreshold`). */
+export function readersOf(r: Resource, name: string): string[] {
+  return Object.entries(r.listParams ?? {}).filter(([, p]) => p.kind === 'booleanWhere' && p.where.some((w) => w.param === name)).map(([b]) => b)
 }
 
 export function showQuerySchema(r: Resource): TObject {

@@ -44,16 +44,26 @@ export interface IncidentRule {
 const ratio = (part: number, whole: number) => (whole <= 0 ? 0 : part / whole)
 
 /** Requests the window saw, counting auth failures on unknown paths too. */
-const attempts = (s: SignalSnapshot) => Math.max(s.sums.requests, s.sums.auth_failures)
+const attempts = (s: SignalSnapshot) => Math.max(s.sums.requests, s.sums.auth_failures + s.sums.auth_missing)
 
 export const incidentRules: readonly IncidentRule[] = [
   {
     category: 'auth_failures',
     signal: 'auth_failures_in_window',
-    summary: 'Many requests fail authentication (missing, unknown, expired, revoked or paused tokens, or addresses outside an allowlist)',
+    summary: 'Many requests present a token that fails authentication (unknown, expired, revoked or paused, or an address outside an allowlist); requests without a token count under auth_missing',
     thresholds: { warn: { count: 10, rate: 0.1 }, critical: { count: 50, rate: 0.5 } },
     recommendedAction: 'Check /lifecycle for expired, revoked or paused credentials a client still uses; if the failures come from an unknown client, treat it as token guessing: keep rate limiting on and restrict credentials with IP allowlists.',
     measure: (s) => ({ value: s.sums.auth_failures, rate: ratio(s.sums.auth_failures, attempts(s)) }),
+  },
+  {
+    // At most a warning: no token at all is a client that was never given one (a start-up or
+    // health poller), not someone guessing tokens.
+    category: 'auth_missing',
+    signal: 'auth_missing_in_window',
+    summary: 'Many requests come without any token',
+    thresholds: { warn: { count: 50, rate: 0.5 } },
+    recommendedAction: 'A client calls the API without a token: point start-up and load-balancer checks at /livez and /readyz (no token needed), and give other clients a credential.',
+    measure: (s) => ({ value: s.sums.auth_missing, rate: ratio(s.sums.auth_missing, attempts(s)) }),
   },
   {
     category: 'server_errors',

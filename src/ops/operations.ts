@@ -63,7 +63,9 @@ export class Operations<S extends OperationsDeps = OperationsDeps> {
   /** MachineApiOptions.onDenied: authentication, scope and rate-limit refusals. */
   readonly onDenied = (kind: DenialKind, request?: FastifyRequest, caller?: Caller): void => {
     this.metrics.deny(kind)
-    this.recorder.record(DENIAL_SIGNAL[kind])
+    // A request without any token is not a failed authentication attempt: it feeds its own
+    // signal, which can at most warn (incident-rules.ts), so a health poller never pages anyone.
+    this.recorder.record(kind === 'auth' && request !== undefined && request.headers.authorization === undefined ? 'auth_missing' : DENIAL_SIGNAL[kind])
     this.services.metricBuckets.count(caller?.credentialId ?? '', DENIAL_COUNTER[kind])
     if (caller && request) this.refused.set(request, caller.credentialId)
   }

@@ -53,7 +53,9 @@ export const MetricsData = Type.Object({
   scopeDenials: Type.Integer(),
   rateLimitDenials: Type.Integer(),
   window: Type.Object({
-    seconds: Type.Integer(), requests: Type.Integer(), server_errors: Type.Integer(), auth_failures: Type.Integer(),
+    seconds: Type.Integer(), requests: Type.Integer(), server_errors: Type.Integer(),
+    auth_failures: Type.Integer({ description: 'Requests whose token was refused (unknown, expired, revoked, paused, address outside the allowlist)' }),
+    auth_missing: Type.Integer({ description: 'Requests without any token' }),
     scope_denials: Type.Integer(), rate_limited: Type.Integer(),
     rate_limit_fallbacks: Type.Integer({ description: 'Requests counted in process memory because Redis was unavailable' }),
   }, { additionalProperties: false }),

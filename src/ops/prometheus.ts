@@ -52,7 +52,7 @@ export function prometheusText(m: MetricsSnapshot): string {
   e.family('gatehouse_scope_denials_total', 'counter', 'Requests refused for a missing scope.', [[{}, m.scopeDenials]])
   e.family('gatehouse_rate_limit_denials_total', 'counter', 'Requests refused by the rate limit.', [[{}, m.rateLimitDenials]])
   e.family('gatehouse_window_signal', 'gauge', `Reliability signals over the incident window (${m.window.seconds} s), all processes.`,
-    (['requests', 'server_errors', 'auth_failures', 'scope_denials', 'rate_limited', 'rate_limit_fallbacks'] as const).map((s) => [{ signal: s }, m.window[s]]))
+    (['requests', 'server_errors', 'auth_failures', 'auth_missing', 'scope_denials', 'rate_limited', 'rate_limit_fallbacks'] as const).map((s) => [{ signal: s }, m.window[s]]))
 
   const w = m.webhooks
   e.family('gatehouse_webhook_deliveries', 'gauge', 'Webhook deliveries kept in the queue table, by status.',

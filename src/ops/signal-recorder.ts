@@ -6,9 +6,12 @@
 import { sql } from 'kysely'
 import type { Db } from '../store/database.js'
 
-export type SignalName = 'requests' | 'server_errors' | 'auth_failures' | 'scope_denials' | 'rate_limited' | 'rate_limit_fallbacks'
+// auth_failures counts presented tokens that were refused (wrong, expired, revoked, paused,
+// address outside the allowlist); auth_missing counts requests with no token at all, which
+// are start-up pollers and misconfigured clients far more often than attacks.
+export type SignalName = 'requests' | 'server_errors' | 'auth_failures' | 'auth_missing' | 'scope_denials' | 'rate_limited' | 'rate_limit_fallbacks'
 
-export const SIGNAL_NAMES: readonly SignalName[] = ['requests', 'server_errors', 'auth_failures', 'scope_denials', 'rate_limited', 'rate_limit_fallbacks']
+export const SIGNAL_NAMES: readonly SignalName[] = ['requests', 'server_errors', 'auth_failures', 'auth_missing', 'scope_denials', 'rate_limited', 'rate_limit_fallbacks']
 
 const FLUSH_MS = 2000
 

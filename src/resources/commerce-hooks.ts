@@ -3,6 +3,7 @@
 import { invalid } from '../kernel/errors.js'
 import { round2 } from '../kernel/numbers.js'
 import type { Doc, FamilyHooks } from './hooks.js'
+import { orderTransitionConflict } from './order-status.js'
 
 export const variantHooks: FamilyHooks = {
   beforeWrite(_w, next) {
@@ -29,7 +30,18 @@ export const productHooks: FamilyHooks = {
 }
 
 export const orderHooks: FamilyHooks = {
-  beforeWrite(_w, next) {
+  beforeWrite(_w, next, previous, write) {
+    // The status decides isCompleted and dateOrdered: a cart is not placed and has no order
+    // date; leaving the cart places the order now unless a date was given.
+    const status = (next.status as string | undefined) ?? 'cart'
+    // An undo puts back the status this transaction changed: not a transition of its own.
+    if (previous && write?.restore !== true) {
+      const conflict = orderTransitionConflict(previous.id, (previous.status as string | undefined) ?? 'cart', status)
+      if (conflict) throw conflict
+    }
+    next.isCompleted = status !== 'cart'
+    if (status === 'cart') next.dateOrdered = null
+    else if (next.dateOrdered === null || next.dateOrdered === undefined) next.dateOrdered = new Date().toISOString()
     const lines = (next.lineItems as { subtotal: number }[]) ?? []
     next.itemTotal = round2(lines.reduce((s, l) => s + l.subtotal, 0))
     const price = next.totalPrice as number

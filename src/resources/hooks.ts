@@ -19,7 +19,7 @@ export interface RecordWriter {
 
 export interface FamilyHooks {
   /** Computes derived fields of `next` in place (`previous` is the stored version on update). */
-  beforeWrite?(w: RecordWriter, next: Doc, previous: Doc | undefined): Promise<void> | void
+  beforeWrite?(w: RecordWriter, next: Doc, previous: Doc | undefined, write?: { readonly restore: boolean }): Promise<void> | void
   /** Cascades after the record was written or deleted (`next` null on delete). */
   afterWrite?(w: RecordWriter, next: Doc | null, previous: Doc | undefined): Promise<void> | void
   beforeDelete?(w: RecordWriter, previous: Doc): Promise<void> | void

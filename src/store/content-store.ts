@@ -239,7 +239,8 @@ export class StoreWriter implements RecordWriter {
     return fulls
   }
 
-  async update(type: string, id: number, patch: unknown): Promise<Doc> {
+  /** `restore`: puts back values this transaction changed (a governed step's undo); hooks skip rules about changes, such as order status transitions. */
+  async update(type: string, id: number, patch: unknown, opts: { restore?: boolean } = {}): Promise<Doc> {
     const r = this.resourceOrThrow(type)
     const problems = schemaProblems(r.updateInput, patch)
     if (problems.length > 0) throw invalidMany(problems)
@@ -247,7 +248,7 @@ export class StoreWriter implements RecordWriter {
     if (!previous) throw notFound(`No ${type} record with id ${id}`)
     await this.checkReferences(r, patch as Doc)
     const next: Doc = { ...previous, ...(patch as Doc), id, uid: previous.uid, createdAt: previous.createdAt, updatedAt: isoOf(this.stamp()) }
-    await this.derived(() => r.hooks?.beforeWrite?.(this, next, previous))
+    await this.derived(() => r.hooks?.beforeWrite?.(this, next, previous, { restore: opts.restore === true }))
     await this.writeRow(r, next)
     this.record(r, next, 'updated')
     if (r.status !== undefined && previous.status !== next.status) await this.recordOwnedOf(r, id)

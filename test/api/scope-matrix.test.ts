@@ -38,8 +38,11 @@ test('every GET route: 403 naming its scope without it, 200 with it', async () =
 
 /** A workflow is shown only to the credential it runs as: the allowed token gets one of its own. */
 async function ownWorkflow(app: TestApp, scope: string) {
-  const { credential, token } = await app.services.credentials.create({ label: 'worker', scopes: [scope] })
+  // Workflows are created only for credentials holding both job scopes; narrowed afterwards
+  // to the one scope under test.
+  const { credential, token } = await app.services.credentials.create({ label: 'worker', scopes: ['jobs:read', 'jobs:report'] })
   const wf = await app.services.jobs.create({ name: 'w', templateKey: 'k', credentialId: credential.id, schedule: { cron: '0 * * * *', timezone: 'UTC' } }, { type: 'system', id: 'test' })
+  await app.services.credentials.update(credential.id, { scopes: [scope] })
   return app.get(`/gatehouse/v1/workflows/show?id=${wf.id}`, token)
 }
 

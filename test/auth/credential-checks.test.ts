@@ -55,7 +55,8 @@ test('IP allowlists (IPv4 and IPv6 CIDR) turn other addresses away with 403', as
     assert.equal((await call(v4.token, '::ffff:10.1.200.1')).statusCode, 200)
     const denied = await call(v4.token, '10.2.0.1')
     assert.equal(denied.statusCode, 403)
-    assert.equal(denied.json().error.message, 'Client address not allowed for this credential')
+    // The message names the address the server saw, so a CLI or client printing it shows what to allow.
+    assert.equal(denied.json().error.message, 'Client address 10.2.0.1 is not in this credential\'s IP allowlist')
     assert.equal((await call(v6.token, '2001:db8:1::5')).statusCode, 200)
     assert.equal((await call(v6.token, '127.0.0.1')).statusCode, 200)
     assert.equal((await call(v6.token, '2001:db9::1')).statusCode, 403)

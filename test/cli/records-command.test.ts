@@ -56,3 +56,17 @@ for (const dialect of await testDialects()) {
     }
   })
 }
+
+test('records list --fields without updatedAt prints no UPDATED column', async (t) => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  t.after(() => app.close())
+  await seedSmallCatalog(app.services.store)
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: app.database.url }
+  const narrow = await runCli(['records', 'list', 'products', '--fields', 'id,title'], { env })
+  assert.equal(narrow.code, 0, narrow.stderr)
+  assert.match(narrow.stdout, /^ID\s+SUMMARY\n/)
+  assert.doesNotMatch(narrow.stdout, /UPDATED/)
+  assert.match(narrow.stdout, /Blue shirt/)
+  const whole = await runCli(['records', 'list', 'products', '--fields', 'id,title,updatedAt'], { env })
+  assert.match(whole.stdout, /^ID\s+UPDATED\s+SUMMARY\n\d+\s+\d{4}-\d\d-\d\dT/)
+})

@@ -76,7 +76,8 @@ test('products.list: constrained parameters, the envelope around the product ite
   assert.deepEqual(param('status').schema.enum, ['live', 'pending', 'disabled', 'expired', 'all'])
   assert.deepEqual(param('sort').schema.enum, ['updatedAt', '-updatedAt', 'createdAt', '-createdAt', 'title', '-title'])
   assert.equal(param('updatedSince').schema.format, 'date-time')
-  assert.deepEqual(param('lowStockThreshold').schema, { type: 'integer', minimum: 0, default: 10 })
+  // No `default` keyword: the threshold counts only with lowStock=true (a 400 without it).
+  assert.deepEqual(param('lowStockThreshold').schema, { type: 'integer', minimum: 0, description: 'Default 10; only with lowStock=true' })
 
   const ok = op.responses['200'].content['application/json'].schema
   assert.deepEqual(ok.required, ['ok', 'data', 'requestId', 'pagination', 'meta'])

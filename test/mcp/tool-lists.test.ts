@@ -45,7 +45,8 @@ test('every family served gets list_ and get_ tools named after it, with the rou
     const list = byName.get(`list_${word}`)
     assert.ok(list, `list_${word}`)
     // The tool takes exactly the route's query parameters, typed as the contract types them.
-    const params = openapi.paths[`/${r.type}`].get.parameters as { name: string; schema: unknown }[]
+    // Query parameters only: every operation also declares the X-Request-Id header (a $ref).
+    const params = (openapi.paths[`/${r.type}`].get.parameters as { name: string; in: string; schema: unknown }[]).filter((p) => p.in === 'query')
     assert.deepEqual(Object.keys(list.inputSchema.properties ?? {}).sort(), params.map((p) => p.name).sort(), `${list.name} input = GET /${r.type} parameters`)
     for (const p of params) assert.deepEqual((list.inputSchema.properties as Record<string, unknown>)[p.name], p.schema, `${list.name}.${p.name}`)
     assert.equal((list.inputSchema as { additionalProperties?: boolean }).additionalProperties, false)
@@ -54,7 +55,7 @@ test('every family served gets list_ and get_ tools named after it, with the rou
     assert.equal(byName.has(`get_${word}`), (r.selectors ?? []).length > 0, `get_${word} exactly when the family has selectors`)
     const get = byName.get(`get_${word}`)
     if (get) {
-      const showParams = openapi.paths[`/${r.type}/show`].get.parameters as { name: string; schema: unknown }[]
+      const showParams = (openapi.paths[`/${r.type}/show`].get.parameters as { name: string; in: string; schema: unknown }[]).filter((p) => p.in === 'query')
       assert.deepEqual(Object.keys(get.inputSchema.properties ?? {}).sort(), showParams.map((p) => p.name).sort(), `${get.name} input = GET /${r.type}/show parameters`)
       for (const p of showParams) assert.deepEqual((get.inputSchema.properties as Record<string, unknown>)[p.name], p.schema, `${get.name}.${p.name}`)
     }

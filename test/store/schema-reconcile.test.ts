@@ -53,7 +53,7 @@ async function seeded(dialect: 'sqlite' | 'postgres') {
   const store = new ContentStore(db, defaultRegistry)
   const order = (n: number, extra: Record<string, unknown>) => store.create('orders', { number: n.toString(16).padStart(32, '0'), status: 'processing', currency: 'EUR', ...extra })
   const o1 = await order(1, { totalPrice: 12.5, isCompleted: true, email: 'ann@example.com' })
-  const o2 = await order(2, { totalPrice: 30, isCompleted: false, email: 'bob@example.com' })
+  const o2 = await order(2, { status: 'cart', totalPrice: 30, isCompleted: false, email: 'bob@example.com' })
   const o3 = await order(3, { totalPrice: 12.5, isCompleted: true, email: null })
   await store.create('sections', { handle: 'news', name: 'News', type: 'channel', entryTypes: [] })
   const e1 = await store.create('entries', { section: 'news', type: 'a', title: 'Old', slug: 'old', postDate: '2024-01-02T03:04:05.678Z' })

@@ -41,3 +41,25 @@ test('deprecated /consumers aliases behave like /sync-state and point at it', as
     await app.close()
   }
 })
+
+test('the aliases announce their end with a Sunset HTTP date, on answers and errors, and the contract says so', async (t) => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  t.after(() => app.close())
+  const token = await app.issueToken(['syncstate:read', 'syncstate:write', 'openapi:read'])
+  const ok = await app.get('/gatehouse/v1/consumers/lag', token)
+  assert.equal(ok.statusCode, 200)
+  assert.equal(ok.headers.sunset, 'Wed, 30 Jun 2027 00:00:00 GMT')
+  // An IMF-fixdate (RFC 9110), the form RFC 8594 asks for, and after the deprecation.
+  assert.match(String(ok.headers.sunset), /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/)
+  assert.ok(Date.parse(String(ok.headers.sunset)) > Date.parse('2026-01-01'))
+  const refused = await app.post('/gatehouse/v1/consumers/checkpoint', { integrationKey: 'someone', resourceType: 'orders' }, token)
+  assert.equal(refused.statusCode, 403)
+  assert.equal(refused.headers.sunset, ok.headers.sunset)
+  assert.equal((await app.get('/gatehouse/v1/sync-state/lag', token)).headers.sunset, undefined)
+
+  const doc = (await app.get('/gatehouse/v1/openapi.json', token)).json()
+  const op = doc.paths['/consumers/lag'].get
+  assert.deepEqual(op.responses['200'].headers.Sunset, { $ref: '#/components/headers/Sunset' })
+  assert.equal(op['x-gatehouse-sunset'], '2027-06-30T00:00:00Z')
+  assert.equal(doc.paths['/sync-state/lag'].get.responses['200'].headers.Sunset, undefined)
+})

@@ -74,7 +74,17 @@ test('admin API and CLI list, inspect and replay dead letters and run the probe'
     // CLI on the same database.
     const list = await gatehouse(['webhooks', 'dlq', 'list', '--json'], env)
     assert.equal(list.code, 0, list.stderr)
-    assert.deepEqual(JSON.parse(list.stdout).items.map((d: { id: number; status: string }) => [d.id, d.status]), [[a, 'failed'], [b, 'failed']])
+    const printed = JSON.parse(list.stdout)
+    assert.deepEqual(printed.data.map((d: { id: number; status: string }) => [d.id, d.status]), [[a, 'failed'], [b, 'failed']])
+    // --json prints the page as the machine API answers it: {data, pagination}.
+    const api = (await app.get('/gatehouse/v1/webhooks/dlq', await app.issueToken(['webhooks:dlq:read']))).json()
+    assert.deepEqual(printed, { data: api.data, pagination: api.pagination })
+    assert.deepEqual(printed.pagination, { hasMore: false, nextCursor: null })
+    const one = JSON.parse((await gatehouse(['webhooks', 'dlq', 'list', '--limit', '1', '--json'], env)).stdout)
+    assert.deepEqual(one.data.map((d: { id: number }) => d.id), [a])
+    assert.equal(one.pagination.hasMore, true)
+    const next = JSON.parse((await gatehouse(['webhooks', 'dlq', 'list', '--limit', '1', '--cursor', one.pagination.nextCursor, '--json'], env)).stdout)
+    assert.deepEqual(next.data.map((d: { id: number }) => d.id), [b])
     const table = await gatehouse(['webhooks', 'dlq', 'list', '--status', 'failed'], env)
     assert.match(table.stdout, /^ID\s+STATUS\s+EVENT/)
     assert.match(table.stdout, new RegExp(`product:${product.id} created`))

@@ -13,11 +13,22 @@ import { EXECUTE_SCOPE } from '../../control/evaluate-action.js'
 import { simulationView } from '../../control/simulation-view.js'
 import { simulateAsReader } from '../../operations/simulate-action.js'
 import { IDEMPOTENCY_KEY } from '../../control/execute-action.js'
-import {
-  ApprovalRequestBody, ApprovalSchema, ApprovalsQuery, AuditQuery, AuditRecordSchema, DecideBody, ExecuteBody, ExecutionSchema,
-  ExecutionsQuery, PolicySchema, PolicyUpsertBody, SimulateBody, SimulationSchema,
-} from '../../control/control-schemas.js'
+
+/** The execute route's Idempotency-Key, as the server checks it and the contract declares it. */
+const IdempotencyKeyHeader = Type.String({
+  minLength: 1, maxLength: 200, pattern: IDEMPOTENCY_KEY.source,
+  description: '1–200 characters of A-Z a-z 0-9 . _ : -, a key of your choosing that identifies this execution',
+})
+import { ApprovalRequestBody, ApprovalSchema, ApprovalsQuery, AuditQuery, AuditRecordSchema, DecideBody, ExecuteBody, ExecutionSchema, ExecutionsQuery, PolicySchema, PolicyUpsertBody, SimulateBody, SimulationSchema } from '../../control/control-schemas.js'
 import { builtInPolicy } from '../../control/policy.js'
+import { actionTypes } from '../../control/actions/action-registry.js'
+import { POLICY_UPSERT } from '../../control/policy-governance.js'
+import { literals } from '../../control/control-schemas.js'
+
+// actionType filters are enumerations (the registered actions; approvals also policy.upsert),
+// so an unknown one is a 400 listing them rather than an empty page.
+const ListedApprovalsQuery = Type.Object({ ...ApprovalsQuery.properties, actionType: Type.Optional(literals([...actionTypes(), POLICY_UPSERT], 'A registered action, or policy.upsert')) }, { additionalProperties: false })
+const ListedExecutionsQuery = Type.Object({ ...ExecutionsQuery.properties, actionType: Type.Optional(literals(actionTypes(), 'A registered action')) }, { additionalProperties: false })
 
 const common = { flag: 'writesExperimental' } as const
 
@@ -60,7 +71,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'GET', path: '/control/approvals', key: 'control.approvals.list', tag: 'control-approvals', scope: 'control:approvals:read',
       summary: "Approvals, newest first: the caller's own, or all for deciders and audit readers",
-      querystring: ApprovalsQuery, data: Type.Array(ApprovalSchema), list: true, errors: ['INVALID_REQUEST'],
+      querystring: ListedApprovalsQuery, data: Type.Array(ApprovalSchema), list: true, errors: ['INVALID_REQUEST'],
       handler: async ({ query, caller }) => {
         const { before, page } = newestFirstCursor(services, query)
         const { items, hasMore } = await control.approvals.list({
@@ -87,7 +98,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'GET', path: '/control/executions', key: 'control.executions.list', tag: 'control-executions', scope: 'control:executions:read',
       summary: "Executions, newest first: the caller's own, or all for deciders and audit readers",
-      querystring: ExecutionsQuery, data: Type.Array(ExecutionSchema), list: true, errors: ['INVALID_REQUEST'],
+      querystring: ListedExecutionsQuery, data: Type.Array(ExecutionSchema), list: true, errors: ['INVALID_REQUEST'],
       handler: async ({ query, caller }) => {
         const { before, page } = newestFirstCursor(services, query)
         const { items, hasMore } = await control.executions.list({
@@ -101,7 +112,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
       ...common, method: 'POST', path: '/control/policy-simulate', key: 'control.policy.simulate', tag: 'control-actions', scope: 'control:actions:simulate',
       summary: 'What executing this action would do now: policy, approval state, missing scopes, payload errors, limits, boundaries; no side effects',
       description: "Simulating an action on a record reads it: the caller needs the read scope of the action's family (variants:read, orders:read, entries:read; else 403 naming it), and the record named in the payload is read as GET /{family}/show?id= reads it (404 when missing or not visible, 403 outside an open run's read boundary).",
-      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND'],
+      body: SimulateBody, data: SimulationSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'],
       handler: async ({ body, caller }) => {
         const b = body as Static<typeof SimulateBody>
         return { data: simulationView(await simulateAsReader(services, caller, b), b.actionType, caller.scopes.has(EXECUTE_SCOPE)) }
@@ -113,11 +124,11 @@ export function controlRoutes(services: Services): MachineRoute[] {
       description: 'Send `Idempotency-Key: <1–200 of A-Z a-z 0-9 . _ : ->`. Keys are per credential: the same key with the same body answers the stored execution again (meta.replayed true, header Idempotent-Replayed: true); the same key with a different body is 409 CONFLICT. A blocked or failed execution is stored under its key too; retry with a new key.',
       body: ExecuteBody, data: ExecutionSchema, meta: Type.Object({ replayed: Type.Boolean() }, { additionalProperties: false }),
       errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'],
+      headers: Type.Object({ 'Idempotency-Key': IdempotencyKeyHeader }),
       handler: async ({ body, caller, request, reply }) => {
-        const header = request.headers['idempotency-key']
-        if (header === undefined) throw invalid('Idempotency-Key', 'this header is required: a key of your choosing that identifies this execution')
-        if (typeof header !== 'string' || !IDEMPOTENCY_KEY.test(header)) throw invalid('Idempotency-Key', 'must be 1–200 characters of A-Z a-z 0-9 . _ : -')
-        const { execution, replayed } = await control.execute(caller, body as Static<typeof ExecuteBody>, header, request.id)
+        // Checked against `headers` before the handler runs: present, once, and well formed.
+        const key = request.headers['idempotency-key'] as string
+        const { execution, replayed } = await control.execute(caller, body as Static<typeof ExecuteBody>, key, request.id)
         if (replayed) reply.header('Idempotent-Replayed', 'true')
         return { data: execution, meta: { replayed } }
       },

@@ -6,6 +6,9 @@ import type { MachineRoute, RouteContext } from '../../kernel/machine-route.js'
 import { servedChangeTypes } from '../../operations/list-changes.js'
 import { readLag, writeCheckpoint, type CheckpointInput, type LagInput } from '../../operations/sync-state.js'
 
+/** The /consumers/* aliases are served until this date (docs/api.md, "Versioning and deprecation"). */
+export const CONSUMERS_SUNSET = '2027-06-30T00:00:00Z'
+
 const resourceTypeSchema = (changeFeedTypes: readonly string[]) => Type.Union(changeFeedTypes.map((t) => Type.Literal(t)), { description: 'A /changes type' })
 const IntegrationKey = Type.String({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z0-9._:-]+$', description: "Defaults to the calling credential's id" })
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
@@ -78,7 +81,7 @@ export function syncStateRoutes(services: Services): MachineRoute[] {
     { ...checkpoint, path: '/sync-state/checkpoint', key: 'syncstate.checkpoint', summary: 'Write the sync checkpoint of (integrationKey, resourceType)' },
     { ...lag, path: '/sync-state/lag', key: 'syncstate.lag', summary: "The caller's checkpoints and how far each is behind the change feed" },
     // Deprecated aliases: same behaviour; consumers:* tokens reach them because those scopes grant syncstate:*.
-    { ...checkpoint, path: '/consumers/checkpoint', key: 'consumers.checkpoint', summary: 'Deprecated alias of POST /sync-state/checkpoint', deprecated: true, replacedBy: '/sync-state/checkpoint' },
-    { ...lag, path: '/consumers/lag', key: 'consumers.lag', summary: 'Deprecated alias of GET /sync-state/lag', deprecated: true, replacedBy: '/sync-state/lag' },
+    { ...checkpoint, path: '/consumers/checkpoint', key: 'consumers.checkpoint', summary: 'Deprecated alias of POST /sync-state/checkpoint', deprecated: true, replacedBy: '/sync-state/checkpoint', sunset: CONSUMERS_SUNSET },
+    { ...lag, path: '/consumers/lag', key: 'consumers.lag', summary: 'Deprecated alias of GET /sync-state/lag', deprecated: true, replacedBy: '/sync-state/lag', sunset: CONSUMERS_SUNSET },
   ]
 }

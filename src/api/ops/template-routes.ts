@@ -11,7 +11,8 @@ import { snippet } from '../../ops/templates/pack-files.js'
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
 const ids = templateCatalog.map((t) => t.id)
-const TemplateId = Type.String({ minLength: 1, maxLength: 100, description: `One of: ${ids.join(', ')}` })
+// An enumeration, so an unknown id is a 400 listing the known ones like every enumerated parameter.
+const TemplateId = Type.Union(ids.map((id) => Type.Literal(id)), { description: 'A template id (GET /templates lists them)' })
 
 const EnvVarSchema = Type.Object({ name: Type.String(), required: Type.Boolean(), description: Type.String(), example: Type.String() }, { additionalProperties: false })
 

@@ -4,9 +4,7 @@
 import { Type } from '@sinclair/typebox'
 import type { Services } from '../../operations/services.js'
 import type { MachineRoute } from '../../kernel/machine-route.js'
-import { queryDigest } from '../../kernel/cursor.js'
-import { invalid } from '../../kernel/errors.js'
-import { listDeadLetters } from '../../webhooks/dead-letters.js'
+import { deadLetterPage } from '../../webhooks/dlq-page.js'
 import { refuseWhileBounded } from '../../jobs/unbounded-reads.js'
 import { DeadLetterItem, DlqQuery, ReplayBody, ReplayResultData, replayRequest } from '../../webhooks/dlq-schemas.js'
 
@@ -20,18 +18,8 @@ export function dlqRoutes(services: Services): MachineRoute[] {
     handler: async ({ query, caller }) => {
       // Dead letters carry deliveries of any product or entry: the boundary cannot filter them.
       await refuseWhileBounded(services.jobs, caller.credentialId, '/webhooks/dlq')
-      const digest = queryDigest({ status: query.status ?? null })
-      let afterId: number | undefined
-      if (query.cursor) {
-        const c = cursors.decode<{ q?: string; after?: number }>(query.cursor)
-        if (c.q !== digest || typeof c.after !== 'number') throw invalid('cursor', 'cursor belongs to another query')
-        afterId = c.after
-      }
-      const { items, hasMore } = await listDeadLetters(database, { status: query.status, limit: query.limit ?? 50, afterId })
-      const last = items[items.length - 1]
       return {
-        data: items,
-        pagination: { hasMore, nextCursor: hasMore && last ? cursors.encode({ q: digest, after: last.id }) : null },
+        ...(await deadLetterPage(database, cursors, { status: query.status, limit: query.limit ?? 50, cursor: query.cursor })),
         // No updatedSince here: a DLQ listing is always a full view of the queue.
         meta: { mode: 'full' },
       }

@@ -30,7 +30,7 @@ export function updateStep<P>(
     },
     async undo(ctx, output) {
       const o = output as UpdateOutput
-      await ctx.w.update(type, o.id, o.previous)
+      await ctx.w.update(type, o.id, o.previous, { restore: true })
     },
   }
 }
