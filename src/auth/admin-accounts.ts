@@ -46,3 +46,9 @@ export async function verifyAdminLogin(db: Db, username: string, password: strin
 }
 
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA'
+
+/** Stores a new password hash; false when there is no such admin. */
+export async function setPasswordHash(db: Db, username: string, hash: string): Promise<boolean> {
+  const res = await db.updateTable('admins').set({ password_hash: hash }).where('username', '=', username).executeTakeFirst()
+  return Number(res.numUpdatedRows) > 0
+}

@@ -2,7 +2,7 @@
 // admin API tokens (`admin token …`: SHA-256 digests in `admin_tokens`, printed once).
 import type { Command } from 'commander'
 import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
-import { changeAdminPassword } from '../panel/admin-password.js'
+import { changeAdminPassword } from '../operations/admin-password.js'
 import type { AdminTokenRecord } from '../auth/admin-tokens.js'
 import { openStore, withServices } from './context.js'
 import { operator } from './operator.js'

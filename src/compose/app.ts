@@ -41,7 +41,7 @@ import { validatorCompiler } from '../api/validator-compiler.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.js'
 import { providerRoutes } from '../api/providers/provider-routes.js'
 import type { ProviderTimings } from '../providers/provider-registry.js'
-import { REQUEST_ID } from '../api/request-id.js'
+import { REQUEST_ID } from '../kernel/request-id.js'
 
 export interface BuildOptions {
   readonly settings: Settings

@@ -9,7 +9,7 @@ import { errorCatalog, type ErrorCode } from '../kernel/errors.js'
 import { ErrorEnvelopeSchema } from './envelopes.js'
 import { COMPONENT_PREFIX, toJsonSchema, type JsonSchema } from './json-schema.js'
 import { bodySchema, openapiPath, routeErrors, routeParameters, successSchema, type SchemaSink } from './route-contract.js'
-import { REQUEST_ID } from '../api/request-id.js'
+import { REQUEST_ID } from '../kernel/request-id.js'
 import { serviceInfo } from './service-info.js'
 import { TOKEN_FORMAT } from './token-format.js'
 

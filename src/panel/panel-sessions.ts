@@ -12,6 +12,7 @@ import type { AdminSessionResolver } from '../api/admin/admin-auth.js'
 import { readCookie, serializeCookie, SESSION_COOKIE } from './cookies.js'
 import { newToken, tokensMatch } from './csrf.js'
 import { adminExists } from '../auth/admin-accounts.js'
+import { endAdminSession, findAdminSession, setSessionFlash, startAdminSession, touchAdminSession } from '../auth/admin-sessions.js'
 
 export const SESSION_LIMITS = Object.freeze({ idleMinutes: 30, absoluteHours: 12, touchSeconds: 60 })
 /** Header a session-authenticated admin API request that changes state must carry. */
@@ -44,12 +45,9 @@ export class PanelSessions {
   /** Starts a session for `username`; returns the Set-Cookie value. Expired rows are swept here. */
   async create(username: string, now = Date.now()): Promise<string> {
     const id = randomBytes(32).toString('base64url')
-    const { db } = this.database
-    await db.deleteFrom('panel_sessions').where('expires_at', '<=', now).execute()
-    await db.insertInto('panel_sessions').values({
-      id_digest: digest(id), username, csrf_token: newToken(), created_at: now, last_seen_at: now,
-      expires_at: this.expiry(now, now), flash: null,
-    }).execute()
+    await startAdminSession(this.database.db, {
+      idDigest: digest(id), username, csrfToken: newToken(), createdAt: now, lastSeenAt: now, expiresAt: this.expiry(now, now),
+    })
     return serializeCookie(SESSION_COOKIE, id, { path: COOKIE_PATH, secure: this.secure })
   }
 
@@ -58,22 +56,18 @@ export class PanelSessions {
     const id = readCookie(request, SESSION_COOKIE)
     if (!id || !/^[A-Za-z0-9_-]{43}$/.test(id)) return undefined
     const key = digest(id)
-    const row = await this.database.db.selectFrom('panel_sessions').selectAll().where('id_digest', '=', key).executeTakeFirst()
-    if (!row || Number(row.expires_at) <= now) return undefined
+    const row = await findAdminSession(this.database.db, key)
+    if (!row || row.expiresAt <= now) return undefined
     // The admin may have been removed since login: the session ends with the account.
-    if (!(await adminExists(this.database.db, row.username as string))) return undefined
-    if (now - Number(row.last_seen_at) >= SESSION_LIMITS.touchSeconds * 1000) {
-      await this.database.db.updateTable('panel_sessions').set({ last_seen_at: now, expires_at: this.expiry(Number(row.created_at), now) })
-        .where('id_digest', '=', key).execute()
+    if (!(await adminExists(this.database.db, row.username))) return undefined
+    if (now - row.lastSeenAt >= SESSION_LIMITS.touchSeconds * 1000) {
+      await touchAdminSession(this.database.db, key, now, this.expiry(row.createdAt, now))
     }
-    return {
-      idDigest: key, username: row.username as string, csrfToken: row.csrf_token as string,
-      flash: row.flash ? (JSON.parse(row.flash as string) as Flash) : null,
-    }
+    return { idDigest: key, username: row.username, csrfToken: row.csrfToken, flash: row.flash ? (JSON.parse(row.flash) as Flash) : null }
   }
 
   async destroy(session: PanelSession): Promise<void> {
-    await this.database.db.deleteFrom('panel_sessions').where('id_digest', '=', session.idDigest).execute()
+    await endAdminSession(this.database.db, session.idDigest)
   }
 
   /** The cookie that makes the browser forget the session. */
@@ -83,13 +77,13 @@ export class PanelSessions {
 
   /** A message for the next page this session sees (Post/Redirect/Get). */
   async setFlash(session: PanelSession, flash: Flash): Promise<void> {
-    await this.database.db.updateTable('panel_sessions').set({ flash: JSON.stringify(flash) }).where('id_digest', '=', session.idDigest).execute()
+    await setSessionFlash(this.database.db, session.idDigest, JSON.stringify(flash))
   }
 
   /** The pending message, removed so it shows once. */
   async takeFlash(session: PanelSession): Promise<Flash | null> {
     if (!session.flash) return null
-    await this.database.db.updateTable('panel_sessions').set({ flash: null }).where('id_digest', '=', session.idDigest).execute()
+    await setSessionFlash(this.database.db, session.idDigest, null)
     return session.flash
   }
 

@@ -75,14 +75,12 @@ test('the rule fails on a deliberate back-edge and on a type-only cycle', (t) =>
  * the owner's functions.
  */
 const OWNERS: Readonly<Record<string, RegExp>> = {
-  auth: /^(credentials|admins|admin_tokens|panel_login_throttle|mcp_sessions)$/,
+  auth: /^(credentials|admins|admin_tokens|panel_sessions|panel_login_throttle|mcp_sessions)$/,
   webhooks: /^webhook_/,
   control: /^control_/,
   jobs: /^workflow(s|_runs)$/,
   ops: /^ops_/,
   integration: /^sync_checkpoints$/,
-  // The panel's session rows: the session is cookie and CSRF work as much as storage.
-  panel: /^panel_sessions$/,
 }
 
 const SQL_MARK = /\b(selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin)\(\s*['"]([a-z_]+)/g

@@ -5,7 +5,8 @@ import type { Db } from '../store/database.js'
 import { ApiError } from '../kernel/errors.js'
 import { appendAudit } from '../control/audit-log.js'
 import type { Actor } from '../control/actor.js'
-import { checkPassword } from '../auth/admin-accounts.js'
+import { checkPassword, setPasswordHash } from '../auth/admin-accounts.js'
+import { endSessionsOf } from '../auth/admin-sessions.js'
 import { hashPassword } from '../auth/passwords.js'
 
 /** Sets the password and ends every session of `username` except `keepSessionDigest` (the caller's own, when changed from the panel); answers how many ended. */
@@ -14,11 +15,8 @@ export async function changeAdminPassword(db: Db, username: string, password: st
   // scrypt before the transaction: no write lock is held while it runs.
   const hash = await hashPassword(password)
   return db.transaction().execute(async (tx) => {
-    const res = await tx.updateTable('admins').set({ password_hash: hash }).where('username', '=', username).executeTakeFirst()
-    if (Number(res.numUpdatedRows) === 0) throw new ApiError('NOT_FOUND', `No admin named ${username}`)
-    let ended = tx.deleteFrom('panel_sessions').where('username', '=', username)
-    if (keepSessionDigest !== undefined) ended = ended.where('id_digest', '<>', keepSessionDigest)
-    const sessionsEnded = Number((await ended.executeTakeFirst()).numDeletedRows)
+    if (!(await setPasswordHash(tx, username, hash))) throw new ApiError('NOT_FOUND', `No admin named ${username}`)
+    const sessionsEnded = await endSessionsOf(tx, username, keepSessionDigest)
     await appendAudit(tx, {
       category: 'credential', action: 'admin.password_changed', outcome: 'success', actor: by, requestId: null,
       entity: { type: 'admin', id: username },
