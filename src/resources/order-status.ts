@@ -7,7 +7,7 @@ import { ApiError } from '../kernel/errors.js'
 export const ORDER_TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
   cart: ['pending', 'processing', 'completed', 'cancelled'],
   pending: ['processing', 'shipped', 'completed', 'cancelled'],
-  processing: ['pending', 'shipped', 'completed', 'cancelled'],
+  processing: ['pending', 'shipped', 'completed', 'cancelled', 'refunded'],
   shipped: ['completed', 'refunded'],
   completed: ['refunded'],
   cancelled: ['refunded'],
