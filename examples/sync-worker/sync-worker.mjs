@@ -88,8 +88,13 @@ const ADMIN_PATHS = { products: 'products', variants: 'variants', entries: 'entr
  * in X-Gatehouse-Origin-Credential so the feed marks it as its own (and excludeOwn leaves it
  * out), then reads the record back through the machine API, as this credential sees it, into
  * the copy: a write that hides the record (a status it may not see) drops it.
+ * The record is noted as pending first and cleared once the copy holds it: the feed will not
+ * bring this worker's own write back, so a worker killed between the write and saving its copy
+ * reads the pending records again when it starts (refreshPending).
  */
 export async function writeBack({ baseUrl, adminToken, credentialId, call, copy, stateFile }, type, id, patch) {
+  const pending = loadPending(stateFile)
+  savePending(stateFile, [...new Set([...pending, key(type, id)])])
   const res = await fetch(`${baseUrl}/gatehouse/admin/v1/${ADMIN_PATHS[type]}/${id}`, {
     method: 'PATCH', body: JSON.stringify(patch),
     headers: { Authorization: `Bearer ${adminToken}`, 'Content-Type': 'application/json', 'X-Gatehouse-Origin-Credential': credentialId },
@@ -104,7 +109,29 @@ export async function writeBack({ baseUrl, adminToken, credentialId, call, copy,
     delete copy[key(type, id)]
   }
   save(stateFile, copy)
+  savePending(stateFile, loadPending(stateFile).filter((k) => k !== key(type, id)))
   return true
+}
+
+const pendingFile = (stateFile) => `${stateFile}.pending`
+const loadPending = (stateFile) => { const p = load(pendingFile(stateFile)); return Array.isArray(p) ? p : [] }
+const savePending = (stateFile, keys) => save(pendingFile(stateFile), keys)
+
+/** Reads again every record a write-back may have changed without the copy knowing (see writeBack). */
+async function refreshPending(call, copy, stateFile) {
+  const pending = loadPending(stateFile)
+  if (pending.length === 0) return
+  for (const k of pending) {
+    const [type, id] = k.split(':')
+    try {
+      copy[k] = (await call('GET', `${SHOW_PATHS[type]}?id=${id}`)).data
+    } catch (err) {
+      if (err.status !== 404) throw err
+      delete copy[k]
+    }
+  }
+  save(stateFile, copy)
+  savePending(stateFile, [])
 }
 
 export async function runWorker({ baseUrl, token, types, stateFile, excludeOwn = false, followMs, afterPage }) {
@@ -112,6 +139,7 @@ export async function runWorker({ baseUrl, token, types, stateFile, excludeOwn =
   const checkpointType = types[0]
   const own = excludeOwn ? '&excludeOwn=true' : ''
   const copy = load(stateFile)
+  await refreshPending(call, copy, stateFile)
   const lag = await call('GET', `/sync-state/lag?resourceType=${checkpointType}`)
   let cursor = lag.data.checkpoints[0]?.cursor ?? null
   let query
