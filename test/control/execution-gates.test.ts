@@ -60,10 +60,11 @@ test("the policy's required scope, limits and a raised approval count are enforc
   t.after(() => app.close())
   const agent = await app.token(AGENT_SCOPES)
   const variantId = app.ids.variants
-  await app.upsertPolicy(openPolicy('prices', 'variant.setPrice', { requiredScope: 'variants:read', limits: { maxPriceChangePercent: 10 } }))
+  // The agent holds variants:read (simulating reads the variant); the policy asks for a scope it lacks.
+  await app.upsertPolicy(openPolicy('prices', 'variant.setPrice', { requiredScope: 'products:read', limits: { maxPriceChangePercent: 10 } }))
   const noScope = await app.execute(agent, { actionType: 'variant.setPrice', payload: { variantId, price: 21 } })
-  assert.deepEqual(noScope.json().data.reasons, ['policy prices requires the scope variants:read'])
-  const withScope = await app.token([...AGENT_SCOPES, 'variants:read'])
+  assert.deepEqual(noScope.json().data.reasons, ['policy prices requires the scope products:read'])
+  const withScope = await app.token([...AGENT_SCOPES, 'products:read'])
   const tooFar = await app.execute(withScope, { actionType: 'variant.setPrice', payload: { variantId, price: 30 } })
   assert.deepEqual(tooFar.json().data.reasons, ['50% exceeds the policy limit maxPriceChangePercent of 10%'])
   assert.equal((await app.services.store.get('variants', variantId))?.price, 20)
