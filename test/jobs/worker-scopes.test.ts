@@ -40,7 +40,7 @@ test('control panel: the create form shows the missing scopes beside the credent
   const { credential } = await app.services.credentials.create({ label: 'Reader', scopes: ['products:read', 'jobs:read'] })
   const res = await s.submit('/gatehouse/cp/jobs', { name: 'Nightly', templateKey: 'scheduled-catalog-sync', credentialId: credential.id, cron: '0 * * * *', timezone: 'UTC', sections: '', entryIds: '', productIds: '', config: '' })
   assert.equal(res.statusCode, 400)
-  assert.match(res.body, new RegExp(`data-field="credentialId">credential ${credential.id} lacks jobs:report, which the workflow&#39;s worker needs`))
+  assert.match(res.body, new RegExp(`id="error-credentialId">Credential ${credential.id} lacks jobs:report, which the workflow&#39;s worker needs`))
   assert.deepEqual(await app.database.db.selectFrom('workflows').select('id').execute(), [])
 })
 
