@@ -227,7 +227,7 @@ test('the operator console in a real browser: every screen, at 390 px and on the
     await page.click('#readiness a[href="/gatehouse/cp/incidents"]')
     assert.equal(path(page), '/gatehouse/cp/incidents')
     const card = await text(page, 'section.incident')
-    assert.match(card, /Many requests fail authentication/)
+    assert.match(card, /Many requests present a token that fails authentication/)
     assert.match(card, /auth_failures_in_window over 10 min: now 12/)
     assert.match(card, /warn 10 or more and at least 10% of the window's traffic/)
     assert.match(card, /Recommended action: Check \/lifecycle/)

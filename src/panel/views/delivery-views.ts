@@ -78,7 +78,7 @@ function attemptCard(a: DeliveryDetail['attemptLog'][number]): Html {
   const answer = a.responseExcerpt === null ? html`<p class="muted">No answer received.</p>`
     : html`<details><summary>Answer: ${a.responseBytes === null ? '' : plural(a.responseBytes, 'byte', 'bytes')}${(a.responseBytes ?? 0) > EXCERPT_BYTES ? ` (the first ${EXCERPT_BYTES} shown)` : ''}</summary><pre>${a.responseExcerpt || '(empty)'}</pre></details>`
   return html`<li class="attempt"><div class="attempt-head"><strong>Attempt ${a.attempt}</strong> ${badge(a.outcome === 'failed' ? 'dead-lettered' : a.outcome, a.outcome === 'retrying' ? 'warn' : a.outcome)}
-      <span>${a.statusCode === null ? 'no HTTP status' : `HTTP ${a.statusCode}`}</span><span>${a.durationMs} ms</span><span class="muted">${when(a.attemptedAt)}</span></div>
+      <span>${a.statusCode === null ? 'no HTTP status' : `HTTP ${a.statusCode}`}</span> <span>${a.durationMs} ms</span> <span class="muted">${when(a.attemptedAt)}</span></div>
     ${a.error && a.error !== `HTTP ${a.statusCode}` ? html`<p class="fail">${a.error}</p>` : ''}
     <details><summary>Headers sent</summary>${Object.keys(a.requestHeaders).length === 0 ? html`<p class="muted">Nothing was sent.</p>`
       : html`<dl class="kv headers">${Object.entries(a.requestHeaders).map(([k, v]) => html`<dt>${k}</dt><dd><code>${v}</code></dd>`)}</dl>`}</details>
