@@ -60,7 +60,7 @@ for (const dialect of await testDialects()) {
     const payload = { orderId, status: 'cart' }
     const simulated = await app.post(`${CONTROL}/policy-simulate`, { actionType: 'order.setStatus', payload }, agent)
     assert.equal(simulated.statusCode, 409)
-    assert.equal(simulated.json().error.message, `Order ${orderId} is processing and cannot become cart; from processing it can become pending, shipped, completed, cancelled`)
+    assert.equal(simulated.json().error.message, `Order ${orderId} is processing and cannot become cart; from processing it can become pending, shipped, completed, cancelled, refunded`)
     assert.equal((await app.request(agent, 'order.setStatus', payload)).statusCode, 409)
     const executed = await app.execute(agent, { actionType: 'order.setStatus', payload }, 'k-back')
     assert.equal(executed.statusCode, 409)
