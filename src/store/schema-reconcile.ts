@@ -71,7 +71,12 @@ const tablesOf = (step: SchemaStep) => [step.table.name, ...(step.table.terms ? 
  */
 export async function reconcileSchema(database: Database, resources: readonly Resource[], opts: ReconcileOptions = {}): Promise<SchemaStepResult[]> {
   const { db, adapter } = database
-  const first = await planIn(db, adapter, resources, opts)
+  // Planned under the schema lock: another process's step (columns, then indexes) never
+  // commits between the plan's reads, which would show a table with indexes but no columns.
+  const first = await db.transaction().execute(async (trx) => {
+    await adapter.transactionLock(trx, SCHEMA_LOCK)
+    return planIn(trx, adapter, resources, opts)
+  })
   if (first.problems.length > 0) throw new SchemaMismatchError(first.problems)
   const results: SchemaStepResult[] = []
   const done = new Set<string>()
