@@ -43,7 +43,9 @@ export async function createServices(settings: Settings, database: Database, log
   // Credential lifecycle changes land in the audit log, in their own transaction.
   const changes = new ChangeSignal(database, () => store.commits)
   const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
-  const control = new ControlPlane(database, store, logger, scopes)
+  // A control execution made while its credential holds a job run open is that run's write
+  // (origin `job`); the runtime is built below, and asked only when an action runs.
+  const control = new ControlPlane(database, store, logger, scopes, { liveRunOf: (id): Promise<string | null> => jobs.liveRunOf(id) })
   // Workflow changes and run reports are audited too; run reports name approvals of the control plane.
   const jobs = new JobRuntime(database, {
     leaseMs: settings.jobsLeaseSeconds * 1000,

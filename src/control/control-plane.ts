@@ -22,6 +22,7 @@ import { ApprovalExpiry } from './approval-expiry.js'
 import { checkPendingApprovals } from './approval-limits.js'
 import { PolicyGovernance, POLICY_UPSERT } from './policy-governance.js'
 import type { Step } from './steps.js'
+import { NO_LIVE_RUNS, type LiveRuns } from '../kernel/live-runs.js'
 
 export interface ApprovalRequest {
   readonly actionType: string
@@ -43,7 +44,7 @@ export class ControlPlane {
   /** Test-only seams (see ExecuteDeps.testHooks). */
   readonly testHooks: { afterSteps?: Step } = {}
 
-  constructor(readonly database: Database, readonly store: ContentStore, private readonly logger: Logger, scopes: ScopeCatalog) {
+  constructor(readonly database: Database, readonly store: ContentStore, private readonly logger: Logger, scopes: ScopeCatalog, private readonly runs: LiveRuns = NO_LIVE_RUNS) {
     this.policies = new PolicyStore(database, scopes)
     this.approvals = new ApprovalStore(database)
     this.executions = new ExecutionStore(database)
@@ -61,7 +62,7 @@ export class ControlPlane {
   }
 
   execute(caller: Caller, request: ExecuteRequest, key: string, requestId: string | null) {
-    const deps: ExecuteDeps = { database: this.database, store: this.store, policies: this.policies, approvals: this.approvals, executions: this.executions, logger: this.logger, testHooks: this.testHooks }
+    const deps: ExecuteDeps = { database: this.database, store: this.store, policies: this.policies, approvals: this.approvals, executions: this.executions, runs: this.runs, logger: this.logger, testHooks: this.testHooks }
     return executeAction(deps, caller, request, key, requestId)
   }
 

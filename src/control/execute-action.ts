@@ -5,6 +5,8 @@
 import type { Logger } from 'pino'
 import { ApiError, invalidMany } from '../kernel/errors.js'
 import type { Caller } from '../kernel/caller.js'
+import type { LiveRuns } from '../kernel/live-runs.js'
+import type { ChangeOrigin } from '../store/change-origin.js'
 import { generateId } from '../auth/tokens.js'
 import type { ContentStore } from '../store/content-store.js'
 import type { Database } from '../store/database.js'
@@ -30,6 +32,8 @@ export interface ExecuteDeps {
   readonly policies: PolicyStore
   readonly approvals: ApprovalStore
   readonly executions: ExecutionStore
+  /** The run the executing credential is in: its writes then have the origin `job`. */
+  readonly runs: LiveRuns
   readonly logger: Logger
   /**
    * Test-only: a step run after the action's own steps, inside the same transaction. The
@@ -76,6 +80,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
   }
   if (ev.decision === 'blocked') return record(deps, { ...base, reasons: ev.reasons }, requestId)
 
+  const origin = await writeOrigin(deps.runs, caller, base.id)
   const steps = [...ev.action.steps, ...(deps.testHooks.afterSteps ? [deps.testHooks.afterSteps] : [])]
   try {
     const execution = await deps.store.transaction(async (w) => {
@@ -99,7 +104,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
       const done: StoredExecution = { ...running, result, steps: report }
       await audit(w.tx, done, requestId, 'success')
       return done
-    }, { kind: 'control', credentialId: caller.credentialId, ref: base.id })
+    }, origin)
     return { execution: executionView(execution), replayed: false }
   } catch (err) {
     if (deps.database.adapter.isUniqueViolation(err)) {
@@ -110,6 +115,17 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
     const failure = err instanceof StepFailure ? err : new StepFailure(err, base.steps)
     return record(deps, { ...base, status: 'failed', steps: failure.report, error: publicError(failure.error, deps.logger, base.id) }, requestId)
   }
+}
+
+/**
+ * Who the action's writes are from: the job run the credential holds open (a scheduled sync
+ * writing back), or else this execution.
+ */
+async function writeOrigin(runs: LiveRuns, caller: Caller, executionId: string): Promise<ChangeOrigin> {
+  const runId = await runs.liveRunOf(caller.credentialId)
+  return runId === null
+    ? { kind: 'control', credentialId: caller.credentialId, ref: executionId }
+    : { kind: 'job', credentialId: caller.credentialId, ref: runId }
 }
 
 /** The stored execution for a reused key: the same body answers it again, another is a 409. */

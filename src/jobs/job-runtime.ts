@@ -8,7 +8,7 @@ import type { Database } from '../store/database.js'
 import type { JobActor, JobAuditHook, JobContext } from './job-context.js'
 import { fullBoundary, type BoundaryAxis } from '../resources/boundary-axes.js'
 import { SweepTimer } from '../store/sweep-timer.js'
-import { ReadBoundaryCache } from './read-boundary.js'
+import { liveRunOf, ReadBoundaryCache } from './read-boundary.js'
 import { type ReadBoundary } from '../kernel/read-boundary.js'
 import { abandonExpired } from './run-lease.js'
 import { reportRun, type ApprovalRequester, type RunReport } from './run-report.js'
@@ -127,6 +127,11 @@ export class JobRuntime {
   /** The boundary on a credential's machine-API reads now, or null (cached briefly). */
   readBoundary(credentialId: string): Promise<ReadBoundary | null> {
     return this.boundaries.get(credentialId)
+  }
+
+  /** The credential's open run now (the origin of its control executions), or null. */
+  liveRunOf(credentialId: string): Promise<string | null> {
+    return liveRunOf(this.database.db, credentialId, this.now())
   }
 
   /** The read boundary as a page-cache key part ('' without one): bounded answers are cached apart. */

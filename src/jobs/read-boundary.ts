@@ -35,6 +35,18 @@ export async function activeReadBoundary(db: Db, credentialId: string, now: numb
   }
 }
 
+/**
+ * The credential's open run with a live lease, the latest started when several are open (a
+ * worker running two workflows at once cannot be told apart by its writes: docs/sync.md).
+ */
+export async function liveRunOf(db: Db, credentialId: string, now: number): Promise<string | null> {
+  const row = await db.selectFrom('workflows as w').innerJoin('workflow_runs as r', 'r.workflow_id', 'w.id')
+    .select('r.id').where('w.credential_id', '=', credentialId)
+    .where('r.status', 'in', [...OPEN_RUN_STATUSES]).where('r.lease_expires_at', '>', now)
+    .orderBy('r.started_at', 'desc').orderBy('r.id', 'desc').limit(1).executeTakeFirst()
+  return row === undefined ? null : row.id as string
+}
+
 const TTL_MS = 1000
 
 export class ReadBoundaryCache {

@@ -86,3 +86,40 @@ for (const dialect of await testDialects()) {
     assert.deepEqual((await app.get(`/gatehouse/v1/changes?types=variants&after=${position}&excludeOwn=yes`, agent)).json().data, [])
   })
 }
+
+for (const dialect of await testDialects()) {
+  test(`${dialect}: an execution made while the credential holds a job run open is that run's write (origin job with its run id)`, async (t) => {
+    const app = await controlApp(dialect)
+    t.after(() => app.close())
+    await app.upsertPolicy(openPolicy('open', '*'))
+    const { credential, token: worker } = await app.services.credentials.create({ label: 'scheduled sync', scopes: [...AGENT_SCOPES, 'changes:read', 'jobs:read', 'jobs:report'] })
+    const other = await app.token(['changes:read', 'variants:read'])
+    const made = await app.admin('POST', '/workflows', { name: 'Nightly prices', templateKey: 'scheduled-catalog-sync', schedule: { cron: '0 * * * *', timezone: 'UTC' }, credentialId: credential.id })
+    assert.equal(made.statusCode, 201, made.body)
+    const workflowId = made.json().data.id as string
+    const report = (status: string) => app.post('/gatehouse/v1/workflows/run-report', { workflowId, status }, worker)
+    const setPrice = async (price: number) => {
+      const res = await app.execute(worker, { actionType: 'variant.setPrice', payload: { variantId: app.ids.variants, price } })
+      assert.equal(res.json().data.status, 'succeeded', res.body)
+      return res.json().data.id as string
+    }
+    const changesAfter = async (position: number, token = worker) => (await app.get(`/gatehouse/v1/changes?types=variants&after=${position}`, token)).json().data as Item[]
+
+    const { position } = (await app.get('/gatehouse/v1/changes/position', worker)).json().data
+    // An hour on, the hourly workflow is due (the runtime's clock; the lease runs on it too).
+    app.services.jobs.useClock(() => Date.now() + 3_600_000)
+    const started = await report('started')
+    assert.equal(started.statusCode, 200, started.body)
+    const runId = started.json().data.id as string
+    await setPrice(41)
+    assert.deepEqual((await changesAfter(position)).map((i) => i.origin), [{ kind: 'job', credentialId: credential.id, runId }])
+    assert.deepEqual((await changesAfter(position, other)).map((i) => i.origin), [{ kind: 'job' }])
+    assert.deepEqual((await app.get(`/gatehouse/v1/changes?types=variants&after=${position}&origin=job`, other)).json().data.length, 1)
+    assert.deepEqual((await app.get(`/gatehouse/v1/changes?types=variants&after=${position}&excludeOwn=true`, worker)).json().data, [])
+
+    // Once the run is over, the credential's executions are its own control writes again.
+    assert.equal((await app.post('/gatehouse/v1/workflows/run-report', { workflowId, runId, status: 'succeeded' }, worker)).statusCode, 200)
+    const executionId = await setPrice(42)
+    assert.deepEqual((await changesAfter(position)).map((i) => i.origin).at(-1), { kind: 'control', credentialId: credential.id, executionId })
+  })
+}
