@@ -6,18 +6,30 @@ export interface BenchRow {
   readonly name: string
   readonly detail: string
   readonly distinct: number
+  /** Mean answer body size in bytes; the row's baseline sends a payload of this size. */
+  readonly bytes: number
   readonly rps: number
   readonly p50: number
   readonly p99: number
   readonly baselineRps: number
   readonly ratio: number
   readonly errors: number
+  /** This row's ratio over its floor row's ratio (rows that have a floor). */
+  readonly ofFloor?: number
+  /** This row's p99 over its floor row's p99. */
+  readonly p99OfFloor?: number
+}
+
+export interface FollowResult {
+  readonly changesPerSecond: number
+  readonly pagesPerSecond: number
 }
 
 export interface WalkRow {
   readonly size: number
   readonly kind: 'plain' | 'contains' | 'exact'
   readonly distinct: number
+  readonly bytes: number
   readonly rps: number
   readonly p50: number
   readonly p99: number
@@ -35,6 +47,8 @@ export interface BenchReport {
   readonly rows: BenchRow[]
   readonly walk: WalkRow[]
   readonly memory: { startupRssMb?: number; idleRssMb?: number; afterRunRssMb?: number }
+  /** One sync worker on one connection following the whole feed with `limit=200`. */
+  follow?: { gatehouse?: FollowResult; floor?: FollowResult }
 }
 
 const DOC = 'docs/performance.md'
@@ -44,17 +58,23 @@ export function renderReport(r: BenchReport): string {
   const lines = [
     `Measured ${r.at.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`${r.engine === 'postgres' ? ' with `BENCH_DATABASE_URL`' : ''}: ${r.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, demo data at scale ${r.scale}, ${r.connections} connections, ${r.seconds} s per run, Node ${r.node}.`,
     '',
-    '| work | requests | distinct paths | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.errors} |`),
+    'Each row\'s baseline sends a static payload of the row\'s mean answer size (bytes); "of floor" is the row\'s ratio over its floor row\'s ratio, "p99/floor" its p99 over the floor\'s.',
     '',
+    '| work | requests | distinct paths | bytes | req/s | p50 ms | p99 ms | baseline req/s | ratio | of floor | p99/floor | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.bytes)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.ofFloor === undefined ? '' : fixed(x.ofFloor, 2)} | ${x.p99OfFloor === undefined ? '' : fixed(x.p99OfFloor, 2)} | ${x.errors} |`),
+    '',
+    ...(r.follow?.gatehouse && r.follow.floor ? [
+      `One sync worker on one connection following the feed (\`/changes?limit=200\`, page after page): ${fixed(r.follow.gatehouse.changesPerSecond)} changes/s through Gatehouse, ${fixed(r.follow.floor.changesPerSecond)} through the floor (${fixed(r.follow.gatehouse.changesPerSecond / r.follow.floor.changesPerSecond, 2)} of it).`,
+      '',
+    ] : []),
     `Memory of the serving process (RSS): ${fixed(r.memory.startupRssMb ?? 0)} MB 2 s after start-up, ${fixed(r.memory.idleRssMb ?? 0)} MB idle (20 s after start-up, no requests), ${fixed(r.memory.afterRunRssMb ?? 0)} MB after the rows above.`,
     '',
     'Walk of distinct pages (`limit=20`) by table size: plain keyset pages, `filter=title:~…` (contains) and `filter=fields.tagIds:N` (exact, a document path).',
     '',
-    '| entries | pages | distinct paths | req/s | p50 ms | p99 ms | ratio | errors |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|',
-    ...r.walk.map((w) => `| ${fixed(w.size)} | ${w.kind} | ${fixed(w.distinct)} | ${fixed(w.rps)} | ${w.p50} | ${w.p99} | ${fixed(w.ratio, 3)} | ${w.errors} |`),
+    '| entries | pages | distinct paths | bytes | req/s | p50 ms | p99 ms | ratio | errors |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.walk.map((w) => `| ${fixed(w.size)} | ${w.kind} | ${fixed(w.distinct)} | ${fixed(w.bytes)} | ${fixed(w.rps)} | ${w.p50} | ${w.p99} | ${fixed(w.ratio, 3)} | ${w.errors} |`),
   ]
   return lines.join('\n')
 }

@@ -41,16 +41,59 @@ async function walk(server: BenchServer, path: string, count: number): Promise<s
   return out
 }
 
-/** The floor's own walk: its first page and the unsigned cursors after it. */
-async function floorWalk(server: BenchServer, count: number): Promise<string[]> {
-  const out = ['/entries']
+/** The floor's own walk of `path` (`/entries` or `/changes`): its first page and the unsigned cursors after it. */
+async function floorWalk(server: BenchServer, path: string, count: number): Promise<string[]> {
+  const out = [path]
   while (out.length < count) {
     const res = await fetch(server.url + out[out.length - 1])
-    const cursor = ((await res.json()) as { pagination: { nextCursor: string | null } }).pagination.nextCursor
-    if (!cursor) break
-    out.push(`/entries?cursor=${cursor}`)
+    const { pagination } = (await res.json()) as { pagination: { hasMore: boolean; nextCursor: string | null } }
+    if (!pagination.hasMore || !pagination.nextCursor) break
+    out.push(`${path}?cursor=${pagination.nextCursor}`)
   }
   return out
+}
+
+/** Refuses a feed floor whose page differs from Gatehouse's (it would measure another query). */
+async function sameFeedPage(floor: BenchServer, databaseUrl: string, gatehousePath: string): Promise<void> {
+  const server = await startGatehouse(databaseUrl)
+  try {
+    const ours = (await get(server, gatehousePath)).data
+    const position = (ours[0] as { position: number }).position - 1
+    const theirs = ((await (await fetch(`${floor.url}/changes?cursor=${Buffer.from(String(position)).toString('base64url')}`)).json()) as { data: unknown[] }).data
+    if (JSON.stringify(ours) !== JSON.stringify(theirs)) throw new Error('the feed floor\'s page differs from Gatehouse\'s: it would not measure the same statement')
+  } finally {
+    await server.stop()
+  }
+}
+
+/** Mean body size of `paths`' answers, from a sample of up to 40 of them. */
+async function meanBytes(url: string, paths: readonly string[]): Promise<number> {
+  const step = Math.max(1, Math.ceil(paths.length / 40))
+  const sample = paths.filter((_, i) => i % step === 0)
+  let total = 0
+  for (const p of sample) total += (await (await fetch(url + p, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } })).arrayBuffer()).byteLength
+  return Math.round(total / sample.length)
+}
+
+/**
+ * One sync worker on one connection following the feed from its start, page after page, for
+ * `seconds` (from the start again when it reaches the end): changes applied per second.
+ */
+async function follow(url: string, first: string, next: (cursor: string) => string, seconds: number): Promise<{ changesPerSecond: number; pagesPerSecond: number }> {
+  const until = Date.now() + seconds * 1000
+  const started = Date.now()
+  let changes = 0
+  let pages = 0
+  let path = first
+  while (Date.now() < until) {
+    const res = await fetch(url + path, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } })
+    const page = (await res.json()) as { data: unknown[]; pagination: { hasMore: boolean; nextCursor: string | null } }
+    changes += page.data.length
+    pages++
+    path = page.pagination.hasMore && page.pagination.nextCursor ? next(page.pagination.nextCursor) : first
+  }
+  const elapsed = (Date.now() - started) / 1000
+  return { changesPerSecond: changes / elapsed, pagesPerSecond: pages / elapsed }
 }
 
 async function load(url: string, paths: readonly string[], seconds: number): Promise<autocannon.Result> {
@@ -73,20 +116,33 @@ async function drained(server: BenchServer): Promise<void> {
   }
 }
 
-/** One row: a warm-up, the measured run, then the adjacent baseline run. */
+/**
+ * One row: a warm-up, the measured run, then the adjacent baseline run: the bare route sending
+ * a static payload of the row's mean answer size, so a ratio never compares pages of
+ * different sizes.
+ */
 async function measure(name: string, server: BenchServer, baseline: BenchServer, paths: readonly string[], detail: string, prefix = API): Promise<BenchRow> {
   const full = paths.map((p) => prefix + p)
+  const bytes = await meanBytes(server.url, full)
   await load(server.url, full, 2)
   await drained(server)
   const r = await load(server.url, full, SECONDS)
   await drained(server)
-  const b = await load(baseline.url, ['/static'], SECONDS)
+  const b = await load(baseline.url, [`/static?bytes=${bytes}`], SECONDS)
   const row: BenchRow = {
-    name, detail, distinct: new Set(paths).size, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
+    name, detail, distinct: new Set(paths).size, bytes, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
     baselineRps: b.requests.average, ratio: r.requests.average / b.requests.average, errors: r.errors + r.non2xx,
   }
-  log(`${name}: ${row.rps.toFixed(0)} req/s, p50 ${row.p50} ms, p99 ${row.p99} ms, ratio ${row.ratio.toFixed(3)}${row.errors ? `, ${row.errors} errors` : ''}`)
+  log(`${name}: ${row.rps.toFixed(0)} req/s, ${bytes} B, p50 ${row.p50} ms, p99 ${row.p99} ms, ratio ${row.ratio.toFixed(3)}${row.errors ? `, ${row.errors} errors` : ''}`)
   return row
+}
+
+/** Gatehouse's row against its floor's: the ratios (each over its own adjacent baseline) and the p99s. */
+function againstFloor(rows: BenchRow[], name: string, floorName: string): void {
+  const i = rows.findIndex((r) => r.name === name)
+  const floor = rows.find((r) => r.name === floorName)
+  if (i < 0 || !floor) return
+  rows[i] = { ...rows[i], ofFloor: rows[i].ratio / floor.ratio, p99OfFloor: rows[i].p99 / Math.max(floor.p99, 1) }
 }
 
 async function main(): Promise<void> {
@@ -114,6 +170,7 @@ async function main(): Promise<void> {
   const fragments = [...new Set(products.flatMap((p) => String(p.title).toLowerCase().match(/[a-z]{3}/g) ?? []))]
   const containsPages = (await Promise.all(fragments.slice(0, 120).map((f) => walk(server, `/products?limit=50&filter=${encodeURIComponent(`title:~${f}`)}`, 3)))).flat()
   const exactPages = products.slice(0, 600).map((p) => `/products?limit=50&filter=${encodeURIComponent(`variants.sku:${String(p.defaultSku)}`)}`)
+  // The baseline's payload, repeated or cut to each row's answer size (bench/baseline-server.ts).
   const payloadFile = join('bench/.data', 'baseline-payload.json')
   writeFileSync(payloadFile, JSON.stringify(await get(server, '/entries?limit=50')))
   const baseline = await startBaseline(payloadFile)
@@ -129,10 +186,20 @@ async function main(): Promise<void> {
   report.memory.afterRunRssMb = server.rssMb()
   await server.stop()
 
-  // What the stack itself allows: the same walk through a bare Fastify route and the driver.
+  // One sync worker following the feed, before the server has served anything else since start.
+  server = await startGatehouse(demoUrl)
+  report.follow = { gatehouse: await follow(server.url, `${API}/changes?limit=200`, (c) => `${API}/changes?limit=200&cursor=${encodeURIComponent(c)}`, SECONDS) }
+  await server.stop()
+
+  // What the stack itself allows: the same walks through a bare Fastify route and the driver.
   const floor = await startFloor(demoUrl)
-  rows.push(await measure('floor: distinct entries pages, bare Fastify and the driver', floor, baseline, await floorWalk(floor, 600), 'the same keyset statement, no Gatehouse', ''))
+  await sameFeedPage(floor, demoUrl, feedPages[1])
+  rows.push(await measure('floor: distinct entries pages, bare Fastify and the driver', floor, baseline, await floorWalk(floor, '/entries', 600), 'the same keyset statement, no Gatehouse', ''))
+  rows.push(await measure('floor: distinct /changes pages, bare Fastify and the driver', floor, baseline, await floorWalk(floor, '/changes', 400), 'the same feed statement, no Gatehouse', ''))
+  report.follow.floor = await follow(floor.url, '/changes', (c) => `/changes?cursor=${c}`, SECONDS)
   await floor.stop()
+  againstFloor(rows, 'distinct entries pages', 'floor: distinct entries pages, bare Fastify and the driver')
+  againstFloor(rows, 'distinct /changes pages', 'floor: distinct /changes pages, bare Fastify and the driver')
 
   if (ENGINE === 'postgres') {
     server = await startGatehouse(demoUrl, 2)
@@ -147,7 +214,7 @@ async function main(): Promise<void> {
     const exact = Array.from({ length: 500 }, (_, i) => `/entries?limit=20&filter=${encodeURIComponent(`fields.tagIds:${(i * 37) % TAGS}`)}`)
     for (const [kind, paths] of [['plain', plain], ['contains', contains], ['exact', exact]] as const) {
       const row = await measure(`${size.toLocaleString('en')} entries, ${kind}`, server, baseline, paths, '')
-      report.walk.push({ size, kind, rps: row.rps, p50: row.p50, p99: row.p99, ratio: row.ratio, distinct: row.distinct, errors: row.errors })
+      report.walk.push({ size, kind, bytes: row.bytes, rps: row.rps, p50: row.p50, p99: row.p99, ratio: row.ratio, distinct: row.distinct, errors: row.errors })
     }
     await server.stop()
   }

@@ -6,6 +6,7 @@
 import type { Resource } from '../resources/declare.js'
 import type { ChangeAction, ChangePageQuery, ChangeRow } from './change-log.js'
 import type { Database } from './database.js'
+import type { DialectAdapter } from './dialects/dialect-adapter.js'
 import { ReadStatement, readRows } from './read-statement.js'
 import { EMPTY, frag, join, param, raw, type Fragment } from './sql-fragment.js'
 import { sqlLiteral, sqlName } from './sql-quote.js'
@@ -95,7 +96,19 @@ const ISO_RANGE = '0 AND 253402300799999'
  */
 export async function readRenderedChangePage(database: Database, q: FeedPageQuery, families: readonly FeedFamily[], shown: number): Promise<RenderedChangePage | undefined> {
   if (families.length === 0) return { items: '', count: 0, lastSeq: null }
-  const st = new ReadStatement(database.adapter)
+  const { sql, prepare } = renderedChangePageStatement(database.adapter, q, families, shown)
+  const [[count, lastSeq, ok, items]] = await readRows(database, sql, { prepare })
+  if (Number(ok ?? 1) !== 1) return undefined
+  return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq) }
+}
+
+/**
+ * The statement `readRenderedChangePage` runs: one row of (changes read, last position shown,
+ * 1 when every item could be written by the database, the items' text). Exported for the
+ * bench's feed floor, which runs the same statement straight through the driver.
+ */
+export function renderedChangePageStatement(adapter: DialectAdapter, q: FeedPageQuery, families: readonly FeedFamily[], shown: number): { sql: Fragment; prepare: boolean } {
+  const st = new ReadStatement(adapter)
   const a = st.adapter
   const page = pageStatement(st, q, families)
   const show = Math.trunc(shown)
@@ -110,9 +123,7 @@ export async function readRenderedChangePage(database: Database, q: FeedPageQuer
   const aggregated = frag`${raw(`${before ?? ''}CASE WHEN r.n <= ${show} THEN `)}${item}${raw(` END${after ?? ''}`)}`
   const summary = frag`SELECT count(*), max(CASE WHEN r.n <= ${raw(String(show))} THEN r.seq END), min(${raw(renderable)}), ${aggregated} FROM r`
   const sql = frag`WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p) ${summary}`
-  const [[count, lastSeq, ok, items]] = await readRows(database, sql, { prepare: st.prepare })
-  if (Number(ok ?? 1) !== 1) return undefined
-  return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq) }
+  return { sql, prepare: st.prepare }
 }
 
 /**
