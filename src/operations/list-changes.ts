@@ -86,7 +86,6 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
     types = c.t
     named = c.x === 1
     updatedSince = c.u
-    await requireKept(ctx, 'cursor', afterSeq)
   } else {
     types = input.types !== undefined ? parseTypes(ctx, input.types) : [...ctx.resources.changeFeedTypes]
     if (input.after !== undefined) {
@@ -136,6 +135,9 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   let data: string
   let hasMore: boolean
   let lastSeq: number | null
+  // A cursor from before pruning would skip what was pruned: 410. The rendered page read the
+  // pruned position in its own statement; the other path asks for it.
+  if (input.cursor !== undefined) requireKept(ctx, afterSeq, rendered?.prunedThrough ?? await prunedThrough(ctx))
   if (rendered) {
     data = '[' + rendered.items + ']'
     hasMore = rendered.count > limit
@@ -175,11 +177,12 @@ function parseOrigins(text: string): string[] {
   return kinds.sort()
 }
 
-/** 410 when pruning removed changes after `position` (a follower there would miss them). */
-async function requireKept(ctx: ReadContext, param: string, position: number): Promise<void> {
-  const oldest = Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
-  if (position < oldest) throw positionExpired(param, position, oldest, ctx.settings.changesRetentionDays)
+/** 410 when pruning removed changes after a cursor's `position` (a follower there would miss them). */
+function requireKept(ctx: ReadContext, position: number, oldest: number): void {
+  if (position < oldest) throw positionExpired('cursor', position, oldest, ctx.settings.changesRetentionDays)
 }
+
+const prunedThrough = async (ctx: ReadContext) => Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
 
 /** The feed's items for `rows`, as JSON text joined by commas (what the database writes too). */
 function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined, viewer: string | undefined): string {

@@ -4,7 +4,7 @@
 // conditions evaluated in the same lookup. No document is parsed; a page costs one query
 // however many types it has.
 import type { Resource } from '../resources/declare.js'
-import type { ChangeAction, ChangePageQuery, ChangeRow } from './change-log.js'
+import { PRUNED_THROUGH_KEY, type ChangeAction, type ChangePageQuery, type ChangeRow } from './change-log.js'
 import type { Database } from './database.js'
 import type { DialectAdapter } from './dialects/dialect-adapter.js'
 import { ReadStatement, readRows } from './read-statement.js'
@@ -79,6 +79,12 @@ export interface RenderedChangePage {
   readonly count: number
   /** Sequence number of the last item shown; null for an empty page. */
   readonly lastSeq: number | null
+  /**
+   * The position pruning has removed changes through (0 when nothing was pruned), read in the
+   * same statement: a page after an older position misses changes (410), and checking costs
+   * no second round trip.
+   */
+  readonly prunedThrough: number
 }
 
 /** Times the database writes as `Date#toISOString` does: years 1970 to 9999. */
@@ -95,11 +101,12 @@ const ISO_RANGE = '0 AND 253402300799999'
  * be spliced as text: the caller renders the rows itself.
  */
 export async function readRenderedChangePage(database: Database, q: FeedPageQuery, families: readonly FeedFamily[], shown: number): Promise<RenderedChangePage | undefined> {
-  if (families.length === 0) return { items: '', count: 0, lastSeq: null }
+  // No type to read (a caller without read scopes): the caller's own path answers the empty page.
+  if (families.length === 0) return undefined
   const { sql, prepare } = renderedChangePageStatement(database.adapter, q, families, shown)
-  const [[count, lastSeq, ok, items]] = await readRows(database, sql, { prepare })
+  const [[count, lastSeq, ok, items, prunedThrough]] = await readRows(database, sql, { prepare })
   if (Number(ok ?? 1) !== 1) return undefined
-  return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq) }
+  return { items: (items as string | null) ?? '', count: Number(count), lastSeq: lastSeq === null ? null : Number(lastSeq), prunedThrough: Number(prunedThrough ?? 0) }
 }
 
 /**
@@ -121,7 +128,8 @@ export function renderedChangePageStatement(adapter: DialectAdapter, q: FeedPage
   // The engine's aggregate around the item, which carries the viewer as a parameter.
   const [before, after] = a.joinInOrder(ITEM_MARK, 'r.seq').split(ITEM_MARK)
   const aggregated = frag`${raw(`${before ?? ''}CASE WHEN r.n <= ${show} THEN `)}${item}${raw(` END${after ?? ''}`)}`
-  const summary = frag`SELECT count(*), max(CASE WHEN r.n <= ${raw(String(show))} THEN r.seq END), min(${raw(renderable)}), ${aggregated} FROM r`
+  const pruned = `(SELECT value FROM meta WHERE key = ${sqlLiteral(PRUNED_THROUGH_KEY)})`
+  const summary = frag`SELECT count(*), max(CASE WHEN r.n <= ${raw(String(show))} THEN r.seq END), min(${raw(renderable)}), ${aggregated}, ${raw(pruned)} FROM r`
   const sql = frag`WITH ${page.with}, r AS (SELECT p.*, row_number() OVER (ORDER BY p.seq) AS n FROM (${page.select}) p) ${summary}`
   return { sql, prepare: st.prepare }
 }
