@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { Settings } from '../kernel/settings.js'
 import type { Database } from '../store/database.js'
 import { defaultRegistry, type ResourceRegistry } from '../resources/index.js'
+import { StorageHealth } from '../store/storage-health.js'
 import { ContentStore } from '../store/content-store.js'
 import { RecordReader } from '../store/record-query.js'
 import { CredentialService } from '../auth/credentials.js'
@@ -38,8 +39,10 @@ export async function createServices(settings: Settings, database: Database, log
   const webhooks = new WebhookService(database, settings, logger, {
     onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome),
   })
+  // A full disk is logged once and shown by readiness, diagnostics and an incident until a write commits.
+  const storage = new StorageHealth(database, logger)
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
-  const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
+  const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook], onCommit: () => storage.noteWrite() })
   // Credential lifecycle changes land in the audit log, in their own transaction.
   const changes = new ChangeSignal(database, () => store.commits)
   const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
@@ -73,6 +76,7 @@ export async function createServices(settings: Settings, database: Database, log
     providers: new ProviderRegistry(settings, logger),
     jobs,
     metricBuckets,
+    storage,
     logger,
     startedAt: Date.now(),
   }

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../operations/services.js'
 import type { Readiness } from '../operations/readiness.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
-import { toApiError } from '../api/error-handler.js'
+import { storeErrors, toApiError } from '../api/error-handler.js'
 import { ApiError, invalid } from '../kernel/errors.js'
 import { requestTextProblem } from '../api/request-text.js'
 import { html } from './html.js'
@@ -99,7 +99,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     })
 
     panel.setErrorHandler(async (err, request, reply) => {
-      const known = toApiError(err, request, opts.services.database.adapter)
+      const known = toApiError(err, request, storeErrors(opts.services.database, opts.services.storage))
       if (!known || known.code === 'INTERNAL_ERROR' || known.code === 'SERVICE_UNAVAILABLE') {
         request.log.error({ err, requestId: request.id }, 'control panel request failed')
       }
