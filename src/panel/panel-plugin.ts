@@ -19,6 +19,7 @@ import { LoginThrottle } from '../auth/login-throttle.js'
 import { loginRoutes } from './login-routes.js'
 import { statusRoutes } from './status-routes.js'
 import { accountRoutes } from './account-routes.js'
+import { adminRoutes } from './admin-routes.js'
 import { approvalRoutes, auditRoutes } from './control-routes.js'
 import { jobRoutes } from './job-routes.js'
 import { integrationRoutes } from './integration-routes.js'
@@ -126,6 +127,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     await deliveryRoutes(panel, ctx)
     await incidentRoutes(panel, ctx)
     await accountRoutes(panel, ctx)
+    await adminRoutes(panel, ctx)
     await jobRoutes(panel, ctx)
     if (control) {
       await approvalRoutes(panel, ctx)
