@@ -34,6 +34,6 @@ export function adminDetailView(s: PanelSession, account: AdminAccountInfo, sess
 export function adminDeleteConfirmView(s: PanelSession, account: AdminAccountInfo, self: boolean): Html {
   const base = adminPath(account.username)
   return html`<h1>Delete admin ${account.username}</h1><section>
-    <p>The account and its ${String(account.liveSessions)} live session${account.liveSessions === 1 ? '' : 's'} end at once; this cannot be undone.${self ? ' This is your own account: you will be signed out.' : ''}</p>
+    <p>The account is removed and its ${String(account.liveSessions)} live session${account.liveSessions === 1 ? '' : 's'} ended at once; this cannot be undone.${self ? ' This is your own account: you will be signed out.' : ''}</p>
     <div class="actions">${postButton(s, `${base}/delete`, 'Delete admin', { danger: true })}<a href="${base}">Cancel</a></div></section>`
 }
