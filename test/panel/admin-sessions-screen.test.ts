@@ -24,7 +24,7 @@ test('Accounts lists admins; an admin page ends sessions and deletes admins, nev
   const accounts = await s.page('/gatehouse/cp/accounts')
   assert.equal(accounts.statusCode, 200)
   assert.match(accounts.body, /<h2>Control-panel admins<\/h2>/)
-  assert.match(accounts.body, new RegExp(`href="/gatehouse/cp/accounts/admins/${OTHER}">${OTHER}</a></td><td[^>]*>[^<]*</td><td[^>]*>2</td>`))
+  assert.match(accounts.body, new RegExp(`href="/gatehouse/cp/accounts/admins/${OTHER}">${OTHER}</a></div></td><td data-label="Created"><div>[^<]*</div></td><td data-label="Live sessions"><div>2</div>`))
 
   // Its page: both sessions; mine is not among them.
   const page = await s.page(`/gatehouse/cp/accounts/admins/${OTHER}`)
