@@ -35,12 +35,12 @@ export async function createServices(settings: Settings, database: Database, log
   const scopes = new ScopeCatalog(resources)
   // Delivery outcomes feed the charts, whichever worker (in this process) attempts them.
   const metricBuckets = new MetricBuckets(database.db)
-  // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
-  const webhooks = new WebhookService(database, settings, logger, {
-    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome),
-  })
   // A full disk is logged once and shown by readiness, diagnostics and an incident until a write commits.
   const storage = new StorageHealth(database, logger)
+  // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
+  const webhooks = new WebhookService(database, settings, logger, {
+    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome), isStorageFull: (err) => storage.noteError(err),
+  })
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
   const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook], onCommit: () => storage.noteWrite() })
   // Credential lifecycle changes land in the audit log, in their own transaction.
