@@ -1,9 +1,10 @@
 // One place renders every error: ApiError as its code; Fastify validation and body
-// errors as 400/413/415; a lost database as 503; anything else as a fixed 500 message
+// errors as 400/413/415; a lost database as 503; a full disk as 507; anything else as a fixed 500 message
 // (logged in full, never sent: no stack, SQL or token reaches a body).
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, errorCatalog, type ErrorCode, type ErrorDetail } from '../kernel/errors.js'
-import type { DialectAdapter } from '../store/database.js'
+import type { Database, DialectAdapter } from '../store/database.js'
+import type { StorageHealth } from '../store/storage-health.js'
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, err: ApiError): FastifyReply {
   if (err.headers) reply.headers(err.headers)
@@ -86,8 +87,20 @@ export function validationDetails(errors: readonly AjvError[], context: string |
   return [...byParam].map(([param, problem]) => ({ param, problem }))
 }
 
-/** What the error handler asks of the store: which driver errors mean what (the adapter knows each dialect's codes). */
-export type StoreErrors = Pick<DialectAdapter, 'isUnavailable' | 'isWriteConflict'>
+/**
+ * What the error handler asks of the store: which driver errors mean what (the adapter knows
+ * each dialect's codes), and, when given, whom to tell of a full disk (store/storage-health.ts
+ * logs it once and keeps it visible until a write succeeds).
+ */
+export interface StoreErrors extends Pick<DialectAdapter, 'isUnavailable' | 'isWriteConflict' | 'isStorageFull'> {
+  readonly storage?: Pick<StorageHealth, 'noteError'>
+}
+
+/** The store's error questions with the process's storage health, as the surfaces pass them. */
+export const storeErrors = (database: Database, storage?: Pick<StorageHealth, 'noteError'>): StoreErrors => {
+  const a = database.adapter
+  return { isUnavailable: (e) => a.isUnavailable(e), isWriteConflict: (e) => a.isWriteConflict(e), isStorageFull: (e) => a.isStorageFull(e), storage }
+}
 
 /** The schema a validation error was raised against: the route's body, querystring or params. */
 function validatedSchema(request: FastifyRequest | undefined, context: string | undefined): SchemaNode | undefined {
@@ -110,6 +123,10 @@ export function toApiError(err: unknown, request?: FastifyRequest, store?: Store
   }
   if (fe.statusCode === 400 && (err instanceof SyntaxError || fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY')) {
     return new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }])
+  }
+  if (store?.isStorageFull(err)) {
+    store.storage?.noteError(err)
+    return new ApiError('STORAGE_FULL', 'The database\'s disk is full, so nothing can be written; reads still work. An operator must free space', undefined, { 'Retry-After': '60' })
   }
   if (store?.isUnavailable(err)) return new ApiError('SERVICE_UNAVAILABLE', 'The database cannot be reached or did not answer in time', undefined, { 'Retry-After': '5' })
   if (store?.isWriteConflict(err)) return new ApiError('CONFLICT', 'A concurrent write conflicted with this one; retry the request', undefined, { 'Retry-After': '1' })

@@ -52,3 +52,15 @@ export async function setPasswordHash(db: Db, username: string, hash: string): P
   const res = await db.updateTable('admins').set({ password_hash: hash }).where('username', '=', username).executeTakeFirst()
   return Number(res.numUpdatedRows) > 0
 }
+
+/** How many admin accounts exist. */
+export async function countAdmins(db: Db): Promise<number> {
+  const row = await db.selectFrom('admins').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()
+  return Number(row.n)
+}
+
+/** Removes an admin account; false when there is no such admin. */
+export async function removeAdminRow(db: Db, username: string): Promise<boolean> {
+  const res = await db.deleteFrom('admins').where('username', '=', username).executeTakeFirst()
+  return Number(res.numDeletedRows) > 0
+}

@@ -52,3 +52,20 @@ export async function endSessionsOf(db: Db, username: string, keepDigest?: strin
   if (keepDigest !== undefined) q = q.where('id_digest', '<>', keepDigest)
   return Number((await q.executeTakeFirst()).numDeletedRows)
 }
+
+/** Live sessions (not expired at `now`), of one admin or of all, oldest first. */
+export async function listLiveSessions(db: Db, now: number, username?: string): Promise<AdminSessionRow[]> {
+  let q = db.selectFrom('panel_sessions').selectAll().where('expires_at', '>', now)
+  if (username !== undefined) q = q.where('username', '=', username)
+  const rows = await q.orderBy('username').orderBy('created_at').orderBy('id_digest').execute()
+  return rows.map((row) => ({
+    idDigest: row.id_digest as string, username: row.username as string, csrfToken: row.csrf_token as string, createdAt: Number(row.created_at),
+    lastSeenAt: Number(row.last_seen_at), expiresAt: Number(row.expires_at), flash: (row.flash as string | null) ?? null,
+  }))
+}
+
+/** Ends the sessions whose digests are given; answers how many ended. */
+export async function endSessions(db: Db, idDigests: readonly string[]): Promise<number> {
+  if (idDigests.length === 0) return 0
+  return Number((await db.deleteFrom('panel_sessions').where('id_digest', 'in', idDigests).executeTakeFirst()).numDeletedRows)
+}

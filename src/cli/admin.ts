@@ -1,8 +1,13 @@
-// `gatehouse admin …`: control-panel admin accounts (scrypt hashes in the `admins` table) and
-// admin API tokens (`admin token …`: SHA-256 digests in `admin_tokens`, printed once).
+// `gatehouse admin …`: control-panel admin accounts (scrypt hashes in the `admins` table), their
+// panel sessions (`admin sessions list|end`), and admin API tokens (`admin token …`: SHA-256
+// digests in `admin_tokens`, printed once).
 import type { Command } from 'commander'
 import { createAdmin, listAdmins } from '../auth/admin-accounts.js'
 import { changeAdminPassword } from '../operations/admin-password.js'
+import { deleteAdmin, endAdminSessions, listAdminSessions } from '../operations/admin-accounts.js'
+import { ApiError } from '../kernel/errors.js'
+import type { Database } from '../store/database.js'
+import { CliError } from './cli-error.js'
 import type { AdminTokenRecord } from '../auth/admin-tokens.js'
 import { openStore, withServices } from './context.js'
 import { operator } from './operator.js'
@@ -58,7 +63,76 @@ export function registerAdmin(program: Command): void {
       }
     })
 
+  admin.command('delete')
+    .description('delete an admin and end its panel sessions; the last admin cannot be deleted')
+    .requiredOption('--username <name>', 'login name')
+    .option('--json', 'print the result as JSON')
+    .action((opts: { username: string; json?: boolean }) => withStore(async (database) => {
+      const done = await deleteAdmin(database, opts.username, operator()).catch(byFlag({ username: '--username' }))
+      if (opts.json) return printJson(done)
+      process.stdout.write(`Deleted admin ${done.username}; ${plural(done.sessionsEnded, 'panel session')} ended\n`)
+    }))
+
+  registerAdminSessions(admin)
   registerAdminTokens(admin)
+}
+
+function registerAdminSessions(admin: Command): void {
+  const sessions = admin.command('sessions').description('control-panel sessions: list the live ones, end one or all of an admin\'s')
+
+  sessions.command('list')
+    .description('list live panel sessions (never the cookie: each has a ses_… id)')
+    .option('--username <name>', 'only this admin\'s sessions')
+    .option('--json', 'print as JSON')
+    .action((opts: { username?: string; json?: boolean }) => withStore(async (database) => {
+      const all = await listAdminSessions(database.db, { username: opts.username }).catch(byFlag({ username: '--username' }))
+      if (opts.json) return printJson(all)
+      printTable(['ID', 'USERNAME', 'STARTED', 'LAST SEEN', 'EXPIRES'], all.map((s) => [s.id, s.username, s.createdAt, s.lastSeenAt, s.expiresAt]))
+    }))
+
+  sessions.command('end')
+    .description('end one session (--id) or every session of an admin (--username); their cookies stop working at once')
+    .option('--id <id>', 'the session to end (ses_…, from sessions list)')
+    .option('--username <name>', 'end every session of this admin')
+    .option('--json', 'print the ended sessions as JSON')
+    .action((opts: { id?: string; username?: string; json?: boolean }) => withStore(async (database) => {
+      if (opts.id !== undefined && opts.username !== undefined) throw new CliError('give --id or --username, not both')
+      if (opts.id === undefined && opts.username === undefined) throw new CliError('give --id ses_… (one session) or --username NAME (all of that admin\'s sessions)')
+      const target = opts.id !== undefined ? { id: opts.id } : { username: opts.username as string }
+      const { ended } = await endAdminSessions(database.db, target, operator()).catch(byFlag({ id: '--id', username: '--username' }))
+      if (opts.json) return printJson({ ended })
+      const whose = opts.username ?? ended[0]?.username
+      process.stdout.write(`Ended ${plural(ended.length, 'panel session')}${whose ? ` of ${whose}` : ''}\n`)
+    }))
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
+
+/** The store for one command, closed afterwards. */
+async function withStore(fn: (database: Database) => Promise<void>): Promise<void> {
+  const store = await openStore()
+  try {
+    await fn(store.database)
+  } finally {
+    await store.close()
+  }
+}
+
+/**
+ * Names the option the user typed in a refusal: the operations name their fields (`id`,
+ * `username`) or say "No admin named x"; the CLI says `--username: no admin named x`.
+ */
+function byFlag(flags: Readonly<Record<string, string>>) {
+  return (err: unknown): never => {
+    if (!(err instanceof ApiError)) throw err
+    const param = err.details?.[0]?.param
+    if (param !== undefined && flags[param]) throw new CliError(`invalid ${flags[param]}: ${err.details?.[0]?.problem}`)
+    if (err.code === 'NOT_FOUND' || err.code === 'CONFLICT') {
+      const flag = /session/i.test(err.message) && flags.id ? flags.id : flags.username
+      if (flag) throw new CliError(`${flag}: ${err.message.replace(/^No /, 'no ')}`)
+    }
+    throw err
+  }
 }
 
 function registerAdminTokens(admin: Command): void {

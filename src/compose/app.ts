@@ -7,7 +7,7 @@ import { openDatabase, type Database } from '../store/database.js'
 import { migrateSchema } from '../store/schema-reconcile.js'
 import { createServices } from './services.js'
 import type { Services } from '../operations/services.js'
-import { installErrorHandler } from '../api/error-handler.js'
+import { installErrorHandler, storeErrors } from '../api/error-handler.js'
 import { clientErrorHandler, frameworkErrors, newRequestId } from '../api/framework-errors.js'
 import { ApiError } from '../kernel/errors.js'
 import { machineApi, makeAuthenticator, type MachineApiOptions } from '../api/machine-api.js'
@@ -151,7 +151,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
       throw new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance', undefined, { 'Retry-After': '1' })
     }
   })
-  installErrorHandler(app, database.adapter)
+  installErrorHandler(app, storeErrors(database, services.storage))
   // Bodies are JSON only: without Fastify's default text/plain parser, any other media
   // type is answered 415 UNSUPPORTED_MEDIA_TYPE. JSON bodies nest at most MAX_JSON_DEPTH
   // levels, checked on the text before Fastify's own (prototype-poisoning-safe) parser runs.

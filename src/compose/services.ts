@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { Settings } from '../kernel/settings.js'
 import type { Database } from '../store/database.js'
 import { defaultRegistry, type ResourceRegistry } from '../resources/index.js'
+import { StorageHealth } from '../store/storage-health.js'
 import { ContentStore } from '../store/content-store.js'
 import { RecordReader } from '../store/record-query.js'
 import { CredentialService } from '../auth/credentials.js'
@@ -34,12 +35,14 @@ export async function createServices(settings: Settings, database: Database, log
   const scopes = new ScopeCatalog(resources)
   // Delivery outcomes feed the charts, whichever worker (in this process) attempts them.
   const metricBuckets = new MetricBuckets(database.db)
+  // A full disk is logged once and shown by readiness, diagnostics and an incident until a write commits.
+  const storage = new StorageHealth(database, logger)
   // Webhook probes and DLQ replays are audited (DESIGN §8), whichever surface runs them.
   const webhooks = new WebhookService(database, settings, logger, {
-    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome),
+    onOperation: auditWebhookOperation, onAttempt: (outcome) => metricBuckets.recordDelivery(outcome), isStorageFull: (err) => storage.noteError(err),
   })
   // Every write, whoever makes it (admin API, import, control actions), queues its events.
-  const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook] })
+  const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook], onCommit: () => storage.noteWrite() })
   // Credential lifecycle changes land in the audit log, in their own transaction.
   const changes = new ChangeSignal(database, () => store.commits)
   const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
@@ -75,6 +78,7 @@ export async function createServices(settings: Settings, database: Database, log
     providers: new ProviderRegistry(settings, logger),
     jobs,
     metricBuckets,
+    storage,
     logger,
     startedAt: Date.now(),
   }

@@ -64,6 +64,7 @@ const ERROR_HEADERS: Partial<Record<ErrorCode, Record<string, JsonSchema>>> = {
   UNAUTHORIZED: { 'WWW-Authenticate': header('WWW-Authenticate') },
   RATE_LIMIT_EXCEEDED: { 'Retry-After': header('Retry-After') },
   SERVICE_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
+  STORAGE_FULL: { 'Retry-After': header('Retry-After') },
   PROVIDER_UNAVAILABLE: { 'Retry-After': header('Retry-After') },
   CONFLICT: { 'Retry-After': header('Retry-After') },
 }

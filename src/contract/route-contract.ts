@@ -27,6 +27,8 @@ export function routeErrors(route: MachineRoute): ErrorCode[] {
     codes.add('INVALID_REQUEST')
     codes.add('PAYLOAD_TOO_LARGE')
     codes.add('UNSUPPORTED_MEDIA_TYPE')
+    // A POST writes: with the database's disk full it is refused (reads go on).
+    codes.add('STORAGE_FULL')
   }
   if (route.params) codes.add('NOT_FOUND')
   return [...codes].sort((a, b) => errorCatalog[a].status - errorCatalog[b].status)

@@ -17,6 +17,7 @@ export const errorCatalog = {
   INTERNAL_ERROR: { status: 500, title: 'Unexpected failure; no internals are disclosed' },
   SERVICE_UNAVAILABLE: { status: 503, title: 'The database cannot be reached or did not answer within its timeouts; retry after Retry-After seconds' },
   PROVIDER_UNAVAILABLE: { status: 503, title: 'An external resource provider is unavailable; retry after Retry-After seconds' },
+  STORAGE_FULL: { status: 507, title: 'The database\'s disk is full: nothing can be written until an operator frees space (reads still work); retry after Retry-After seconds' },
 } as const satisfies Record<string, { status: number; title: string }>
 
 export type ErrorCode = keyof typeof errorCatalog

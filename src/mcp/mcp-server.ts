@@ -11,7 +11,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { Value } from '@sinclair/typebox/value'
 import { ApiError, invalidMany, missingScope } from '../kernel/errors.js'
-import { toApiError } from '../api/error-handler.js'
+import { storeErrors, toApiError } from '../api/error-handler.js'
 import { serviceInfo } from '../contract/service-info.js'
 import { schemaProblems } from '../store/validation.js'
 import type { McpResource } from './mcp-resources.js'
@@ -66,7 +66,7 @@ export function mcpServer(tools: ToolCatalog, resources: readonly McpResource[],
       hooks.onToolCall?.(tool.name, 'ok')
       return result
     } catch (err) {
-      const known = toApiError(err)
+      const known = toApiError(err, undefined, storeErrors(ctx.services.database, ctx.services.storage))
       if (known) return answer(known)
       // Logged in full here; the caller gets a fixed message (no SQL, stack or secret).
       ctx.services.logger.error({ err, requestId: ctx.requestId, tool: tool.name }, 'MCP tool failed')

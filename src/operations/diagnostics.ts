@@ -110,6 +110,9 @@ async function storageCheck(services: Services) {
   const { db, adapter } = services.database
   const pending = await pendingMigrations(services.database)
   const problems: Problem[] = pending.map((p) => ({ level: 'error' as const, text: `migration ${p} not applied` }))
+  // Readiness has just tried a write if the disk was full, so this is as fresh as it can be.
+  const full = services.storage.full
+  if (full) problems.push({ level: 'error', text: `the database's disk is full since ${new Date(full.since).toISOString()} (${full.code}): writes answer 507 STORAGE_FULL until space is freed` })
   const schema = pending.length === 0 ? differencesOf(await schemaPlan(services.database, services.resources.all)) : []
   problems.push(...schema.map((d) => ({ level: d.severity === 'fail' ? 'error' as const : 'warn' as const, text: `schema: ${d.message}` })))
   const log = await changeLogStats(db)
@@ -117,6 +120,7 @@ async function storageCheck(services: Services) {
   const iso = (v: number | null) => (v === null ? null : new Date(v).toISOString())
   return finish(problems, {
     dialect: adapter.name,
+    diskFull: full ? { since: new Date(full.since).toISOString(), code: full.code, cause: full.cause } : null,
     migrations: { known: migrations.length, applied: migrations.length - pending.length, pending },
     schema: { matchesDeclarations: pending.length === 0 && schema.length === 0, differences: schema },
     changeLog: { entries: log.entries, oldestAt: iso(log.oldestAt), newestAt: iso(log.newestAt), retentionDays: services.settings.changesRetentionDays },

@@ -1,5 +1,6 @@
 // The readiness verdict: `not_ready` when a check fails (the service cannot do its job:
-// no database, unapplied migrations, a table that does not match its declaration), `degraded` when a check warns (it works, but something
+// no database, unapplied migrations, a table that does not match its declaration, a full
+// disk that refuses every write), `degraded` when a check warns (it works, but something
 // needs an operator: a growing backlog, dead letters, a missing worker, open incidents,
 // clamped settings, an unavailable provider), otherwise `ready`.
 import type { Services } from './services.js'
@@ -102,6 +103,17 @@ async function schemaCheck(services: Services): Promise<ReadinessCheck> {
   return check('schema', status, `${differences.length} difference${differences.length === 1 ? '' : 's'} between the resource declarations and the database (gatehouse migrate --dry-run lists them): ${differences[0].message}`, { differences })
 }
 
+/**
+ * Whether this process's last write found the disk full. While it did, a one-row write is
+ * tried first, so the check clears as soon as space is freed (store/storage-health.ts).
+ */
+export async function storageFullCheck(services: Services, now: number): Promise<ReadinessCheck> {
+  const full = await withDeadline(services.storage.probe(now), READINESS_LIMITS.databaseCheckMs).catch(() => services.storage.full)
+  if (!full) return check('storage', 'ok', 'writes succeed')
+  return check('storage', 'fail', `the database's disk is full: writes answer 507 STORAGE_FULL until space is freed (reads still work)`,
+    { since: new Date(full.since).toISOString(), code: full.code, cause: full.cause })
+}
+
 function rateLimitCheck(services: Services): ReadinessCheck {
   if (services.settings.rateLimitPerMinute === 0) return check('rateLimitStore', 'ok', 'rate limiting is off', { store: 'none' })
   const h = services.rateLimiter.health()
@@ -166,6 +178,7 @@ async function workflowsCheck(services: Services): Promise<ReadinessCheck> {
 export async function checkReadiness(services: Services, monitor: IncidentMonitor | undefined, now = Date.now()): Promise<Readiness> {
   const checks = await databaseChecks(services)
   const dbUp = checks[0].status === 'ok'
+  if (dbUp) checks.push(await storageFullCheck(services, now))
 
   const limit = READINESS_LIMITS.databaseCheckMs
   const count = dbUp ? await withDeadline(services.credentials.runtimeCredentialCount(), limit).catch(() => 0) : 0

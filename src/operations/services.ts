@@ -19,6 +19,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.js'
 import type { JobRuntime } from '../jobs/job-runtime.js'
 import type { MetricBuckets } from '../ops/metric-buckets.js'
 import type { PageCache } from './page-cache.js'
+import type { StorageHealth } from '../store/storage-health.js'
 
 export interface Services {
   readonly settings: Settings
@@ -46,6 +47,8 @@ export interface Services {
   readonly jobs: JobRuntime
   /** Time-bucketed counters behind the control panel's charts, shared by every process through the database. */
   readonly metricBuckets: MetricBuckets
+  /** Whether the database's disk is full, as this process last saw (507 STORAGE_FULL until a write succeeds). */
+  readonly storage: StorageHealth
   readonly logger: Logger
   readonly startedAt: number
 }

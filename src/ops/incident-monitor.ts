@@ -10,6 +10,7 @@ import type { Settings } from '../kernel/settings.js'
 import { incidentRules, severityOf, type IncidentRule, type Severity, type SignalSnapshot, type Threshold } from './incident-rules.js'
 import type { SignalRecorder } from './signal-recorder.js'
 import { readWebhookState } from '../webhooks/webhook-state.js'
+import type { StorageHealth } from '../store/storage-health.js'
 
 export interface Incident {
   readonly id: string
@@ -86,8 +87,11 @@ export class IncidentMonitor {
 
   private readonly db: Db
 
-  /** `workflowsOverdue` counts overdue workflows (the job runtime owns its tables). */
-  constructor(private readonly database: Database, private readonly settings: Settings, private readonly recorder: SignalRecorder, private readonly workflowsOverdue: () => Promise<number>) {
+  /**
+   * `workflowsOverdue` counts overdue workflows (the job runtime owns its tables); `storage`
+   * says whether the disk is full (an incident that must show even when it cannot be stored).
+   */
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly recorder: SignalRecorder, private readonly workflowsOverdue: () => Promise<number>, private readonly storage?: StorageHealth) {
     this.db = database.db
   }
 
@@ -111,19 +115,26 @@ export class IncidentMonitor {
 
   /** The signals over the window ending now, after adding this process's pending counts. */
   async snapshot(now = Date.now()): Promise<SignalSnapshot> {
-    await this.recorder.flush(now)
+    const full = await this.storage?.probe(now)
+    // With the disk full the counts cannot be added; they stay pending for the next flush.
+    await this.recorder.flush(now).catch((err: unknown) => { if (!this.storage?.noteError(err, now)) throw err })
     return {
       windowSeconds: this.settings.incidentWindowSeconds,
       sums: await this.recorder.windowSums(now),
       webhooksConfigured: Boolean(this.settings.webhookUrl && this.settings.webhookSecret),
       webhook: await readWebhookState(this.database, this.windowMs, now),
       workflowsOverdue: await this.workflowsOverdue(),
+      storageFullSeconds: full ? Math.max(0, Math.round((now - full.since) / 1000)) : null,
     }
   }
 
-  /** One evaluation at a time per process; callers wait for a fresh one. */
+  /**
+   * One evaluation at a time per process; callers wait for a fresh one. With the disk full its
+   * writes fail, which is not the reader's failure: list() still shows the incident.
+   */
   evaluate(now?: number): Promise<void> {
     const run = this.chain.catch(() => {}).then(() => this.evaluateNow(now ?? Date.now()))
+      .catch((err: unknown) => { if (!this.storage?.noteError(err)) throw err })
     this.chain = run
     return run
   }
@@ -131,38 +142,86 @@ export class IncidentMonitor {
   private async evaluateNow(now: number): Promise<void> {
     const snap = await this.snapshot(now)
     const open = (await this.db.selectFrom('ops_incidents').selectAll().where('resolved_at', 'is', null).execute()) as Row[]
+    let failed: unknown
     for (const rule of incidentRules) {
-      const m = rule.measure(snap)
-      const level = severityOf(rule, m)
-      const current = open.find((r) => r.category === rule.category)
-      if (level && m) {
-        if (!current) {
-          await this.db.insertInto('ops_incidents').values({
-            id: `inc_${randomBytes(8).toString('hex')}`, category: rule.category, signal: rule.signal,
-            severity: level, peak_severity: level, opened_at: now, resolved_at: null, updated_at: now,
-            value: m.value, peak_value: m.value, thresholds: JSON.stringify(rule.thresholds), window_seconds: snap.windowSeconds,
-          }).onConflict((oc) => oc.column('category').where('resolved_at', 'is', null).doNothing()).execute()
-        } else {
-          await this.db.updateTable('ops_incidents').set({
-            severity: level,
-            peak_severity: rank(level) > rank(current.peak_severity) ? level : current.peak_severity,
-            value: m.value,
-            peak_value: Math.max(Number(current.peak_value), m.value),
-            updated_at: now,
-          }).where('id', '=', current.id).where('resolved_at', 'is', null).execute()
-        }
-      } else if (current) {
-        await this.db.updateTable('ops_incidents').set({ resolved_at: now, updated_at: now, value: m?.value ?? 0 })
-          .where('id', '=', current.id).where('resolved_at', 'is', null).execute()
-      }
+      // One rule's write failing (the disk full) does not keep the others from theirs.
+      await this.applyRule(rule, snap, open, now).catch((err: unknown) => { failed ??= err })
     }
+    await this.recordEndedStorageEpisode(open)
+    if (failed !== undefined) throw failed
     await this.db.deleteFrom('ops_incidents').where('resolved_at', '<', now - KEEP_RESOLVED_MS).execute()
   }
 
-  /** Open incidents first, then the most recently opened; filtered by highest severity reached. */
-  list(q: IncidentQuery = {}): Promise<Incident[]> {
-    return listIncidents(this.db, q)
+  private async applyRule(rule: IncidentRule, snap: SignalSnapshot, open: readonly Row[], now: number): Promise<void> {
+    const m = rule.measure(snap)
+    const level = severityOf(rule, m)
+    const current = open.find((r) => r.category === rule.category)
+    if (level && m) {
+      if (!current) {
+        await this.db.insertInto('ops_incidents').values({
+          id: newIncidentId(), category: rule.category, signal: rule.signal,
+          severity: level, peak_severity: level, opened_at: now, resolved_at: null, updated_at: now,
+          value: m.value, peak_value: m.value, thresholds: JSON.stringify(rule.thresholds), window_seconds: snap.windowSeconds,
+        }).onConflict((oc) => oc.column('category').where('resolved_at', 'is', null).doNothing()).execute()
+      } else {
+        await this.db.updateTable('ops_incidents').set({
+          severity: level,
+          peak_severity: rank(level) > rank(current.peak_severity) ? level : current.peak_severity,
+          value: m.value,
+          peak_value: Math.max(Number(current.peak_value), m.value),
+          updated_at: now,
+        }).where('id', '=', current.id).where('resolved_at', 'is', null).execute()
+      }
+    } else if (current) {
+      await this.db.updateTable('ops_incidents').set({ resolved_at: now, updated_at: now, value: m?.value ?? 0 })
+        .where('id', '=', current.id).where('resolved_at', 'is', null).execute()
+    }
   }
+
+  /**
+   * A disk-full episode that ended before any evaluation could store its incident (the disk
+   * was full at each one) is recorded now, as resolved, so the history shows it.
+   */
+  private async recordEndedStorageEpisode(open: readonly Row[]): Promise<void> {
+    const episode = this.storage?.takeEndedEpisode()
+    if (!episode || open.some((r) => r.category === 'storage_full')) return
+    const rule = rules.get('storage_full') as IncidentRule
+    const seconds = Math.round((episode.until - episode.since) / 1000)
+    try {
+      await this.db.insertInto('ops_incidents').values({
+        id: newIncidentId(), category: rule.category, signal: rule.signal, severity: 'critical', peak_severity: 'critical',
+        opened_at: episode.since, resolved_at: episode.until, updated_at: episode.until, value: seconds, peak_value: seconds,
+        thresholds: JSON.stringify(rule.thresholds), window_seconds: this.settings.incidentWindowSeconds,
+      }).execute()
+    } catch (err) {
+      this.storage?.returnEndedEpisode(episode)
+      throw err
+    }
+  }
+
+  /**
+   * Open incidents first, then the most recently opened; filtered by highest severity reached.
+   * While the disk is full and its incident could not be stored, it is listed from memory.
+   */
+  async list(q: IncidentQuery = {}): Promise<Incident[]> {
+    const stored = await listIncidents(this.db, q)
+    const full = this.storage?.full
+    if (!full || q.status === 'resolved' || q.severity === 'warn' || stored.some((i) => i.category === 'storage_full' && i.status === 'open')) return stored
+    return [unstoredStorageIncident(full.since, this.settings.incidentWindowSeconds), ...stored].slice(0, q.limit ?? 50)
+  }
+}
+
+const newIncidentId = () => `inc_${randomBytes(8).toString('hex')}`
+
+/** The storage_full incident as this process sees it, when the full disk kept it from being stored. */
+function unstoredStorageIncident(since: number, windowSeconds: number): Incident {
+  const now = Date.now()
+  const seconds = Math.max(0, Math.round((now - since) / 1000))
+  return toIncident({
+    id: 'inc_storage_full_unstored', category: 'storage_full', signal: 'seconds_storage_full', severity: 'critical', peak_severity: 'critical',
+    opened_at: since, resolved_at: null, updated_at: now, value: seconds, peak_value: seconds,
+    thresholds: (rules.get('storage_full') as IncidentRule).thresholds, window_seconds: windowSeconds,
+  })
 }
 
 /** Incidents as the last evaluation (of any process) left them: open first, then the most recently opened. */

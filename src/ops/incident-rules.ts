@@ -24,6 +24,8 @@ export interface SignalSnapshot {
   readonly webhook: WebhookState
   /** Active workflows due for longer than the grace period without a run (the job runtime). */
   readonly workflowsOverdue: number
+  /** Seconds since this process saw the database's disk full; null while writes succeed. */
+  readonly storageFullSeconds: number | null
 }
 
 export interface Measurement {
@@ -145,6 +147,15 @@ export const incidentRules: readonly IncidentRule[] = [
     thresholds: { warn: { count: 1 }, critical: { count: 10 } },
     recommendedAction: 'Check that the workers of these workflows run and can reach the API with their credential (GET /workflows?dueOnly=true as that credential); a paused or revoked credential cannot report. The control panel\'s Jobs screen lists which workflows are overdue.',
     measure: (s) => ({ value: s.workflowsOverdue }),
+  },
+  {
+    // Not a window count: the state holds until a write succeeds (store/storage-health.ts).
+    category: 'storage_full',
+    signal: 'seconds_storage_full',
+    summary: 'The database\'s disk is full: writes answer 507 STORAGE_FULL (reads still work)',
+    thresholds: { critical: { seconds: 0 } },
+    recommendedAction: 'Free space on the database\'s disk (SQLite: the file system holding the database file and its -wal file; PostgreSQL: the server\'s data directory), or move the database to a larger volume; shorten PLUGIN_GATEHOUSE_CHANGES_RETENTION_DAYS if the change log is what grew. Writes resume, and this incident resolves, as soon as one succeeds.',
+    measure: (s) => (s.storageFullSeconds === null ? null : { value: s.storageFullSeconds }),
   },
 ]
 

@@ -11,6 +11,7 @@ import { SignalRecorder, type SignalName } from './signal-recorder.js'
 import { IncidentMonitor } from './incident-monitor.js'
 import type { Caller } from '../kernel/caller.js'
 import type { Counter } from './metric-buckets.js'
+import type { StorageHealth } from '../store/storage-health.js'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -32,6 +33,8 @@ export interface OperationsDeps {
   readonly startedAt: number
   /** How many workflows are overdue now (the job runtime's count). */
   readonly jobs: { overdue(graceMs: number): Promise<{ readonly count: number }> }
+  /** Whether the disk is full (the storage_full incident). */
+  readonly storage?: StorageHealth
 }
 
 /** `S`: the services as the composition root built them, for the surfaces that read more of them. */
@@ -44,7 +47,7 @@ export class Operations<S extends OperationsDeps = OperationsDeps> {
 
   constructor(readonly services: S) {
     this.recorder = new SignalRecorder(services.database.db, services.settings.incidentWindowSeconds * 1000)
-    this.monitor = new IncidentMonitor(services.database, services.settings, this.recorder, async () => (await services.jobs.overdue(0)).count)
+    this.monitor = new IncidentMonitor(services.database, services.settings, this.recorder, async () => (await services.jobs.overdue(0)).count, services.storage)
     // Requests limited in memory because Redis is unavailable feed the rate_limit_store incident.
     services.rateLimiter.onFallback = () => this.recorder.record('rate_limit_fallbacks')
   }

@@ -9,6 +9,9 @@ import type { CredentialChangeActor, CredentialStatus } from '../auth/credential
 import { accountWords, emptyAccountForm, readAccountForm, toCreateInput } from './account-form.js'
 import { fieldErrors } from './field-errors.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
+import { listAdminAccounts } from '../operations/admin-accounts.js'
+import { html } from './html.js'
+import { adminListView } from './views/admin-views.js'
 import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, confirmView, tokenView } from './views/account-views.js'
 
 const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resume: 'active', revoke: 'revoked' }
@@ -24,7 +27,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
 
   panel.get('/accounts', { config: { screen: { title: 'Accounts', order: 60 } } }, async (request, reply) => {
     await credentials.flushUsage().catch(() => {})
-    return renderPage(ctx, request, reply, page, accountListView(await credentials.list()))
+    return renderPage(ctx, request, reply, page, html`${accountListView(await credentials.list())}${adminListView(await listAdminAccounts(ctx.services.database.db))}`)
   })
 
   panel.get('/accounts/new', async (request, reply) =>

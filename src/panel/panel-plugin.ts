@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../operations/services.js'
 import type { Readiness } from '../operations/readiness.js'
 import type { IncidentMonitor } from '../ops/incident-monitor.js'
-import { toApiError } from '../api/error-handler.js'
+import { storeErrors, toApiError } from '../api/error-handler.js'
 import { ApiError, invalid } from '../kernel/errors.js'
 import { requestTextProblem } from '../api/request-text.js'
 import { html } from './html.js'
@@ -19,6 +19,7 @@ import { LoginThrottle } from '../auth/login-throttle.js'
 import { loginRoutes } from './login-routes.js'
 import { statusRoutes } from './status-routes.js'
 import { accountRoutes } from './account-routes.js'
+import { adminRoutes } from './admin-routes.js'
 import { approvalRoutes, auditRoutes } from './control-routes.js'
 import { jobRoutes } from './job-routes.js'
 import { integrationRoutes } from './integration-routes.js'
@@ -99,7 +100,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     })
 
     panel.setErrorHandler(async (err, request, reply) => {
-      const known = toApiError(err, request, opts.services.database.adapter)
+      const known = toApiError(err, request, storeErrors(opts.services.database, opts.services.storage))
       if (!known || known.code === 'INTERNAL_ERROR' || known.code === 'SERVICE_UNAVAILABLE') {
         request.log.error({ err, requestId: request.id }, 'control panel request failed')
       }
@@ -126,6 +127,7 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
     await deliveryRoutes(panel, ctx)
     await incidentRoutes(panel, ctx)
     await accountRoutes(panel, ctx)
+    await adminRoutes(panel, ctx)
     await jobRoutes(panel, ctx)
     if (control) {
       await approvalRoutes(panel, ctx)

@@ -98,7 +98,7 @@ export class PanelSessions {
     if (!SAFE_METHODS.has(request.method) && !tokensMatch(request.headers[ADMIN_CSRF_HEADER], session.csrfToken)) {
       throw new ApiError('FORBIDDEN', 'A session request that changes state needs the X-Gatehouse-Csrf header (the token is on every control-panel page)')
     }
-    return { type: 'session', id: session.username }
+    return { type: 'session', id: session.username, sessionDigest: session.idDigest }
   }
 
   private expiry(createdAt: number, now: number): number {

@@ -32,6 +32,8 @@ export interface ContentStoreOptions {
    * in a running service.
    */
   readonly commitOrderLock?: boolean
+  /** Called after each write transaction commits (storage health: a write succeeded). */
+  readonly onCommit?: () => void
 }
 
 export class ContentStore {
@@ -54,13 +56,15 @@ export class ContentStore {
    */
   async transaction<T>(fn: (w: StoreWriter) => Promise<T>, origin: ChangeOrigin = SYSTEM_ORIGIN): Promise<T> {
     try {
-      return await this.database.db.transaction().execute(async (trx) => {
+      const result = await this.database.db.transaction().execute(async (trx) => {
         const w = new StoreWriter(trx, this.database, this.resources, this.referrers, this.options, true)
         w.origin = origin
         const result = await fn(w)
         await w.flush(this.hooks)
         return result
       })
+      this.options.onCommit?.()
+      return result
     } finally {
       // Counted after commit (or rollback): readers caching pages compare this number.
       this.commits++

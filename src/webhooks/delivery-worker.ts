@@ -34,6 +34,11 @@ export interface WorkerOptions {
   readonly random?: () => number
   /** Told every attempt's outcome (the control panel's charts count them). */
   readonly onOutcome?: (status: AttemptOutcome['status']) => void
+  /**
+   * Asked about each failed write before it is logged: true when it was the disk being full,
+   * which the storage health has logged once already (polling would repeat it every 500 ms).
+   */
+  readonly isStorageFull?: (err: unknown) => boolean
 }
 
 export interface WorkerStats {
@@ -74,7 +79,7 @@ export class DeliveryWorker {
   private readonly startedAt = Date.now()
   private counts = { delivered: 0, retried: 0, deadLettered: 0 }
 
-  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: WorkerOptions = {}) {
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, private readonly opts: WorkerOptions = {}) {
     this.id = opts.workerId ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`
     this.concurrency = Math.max(1, opts.concurrency ?? 16)
     this.basePollMs = Math.max(10, opts.pollMs ?? 500)
@@ -151,7 +156,7 @@ export class DeliveryWorker {
           this.queueBusy = claimed === free
         } catch (err) {
           if (!this.running) break
-          this.logger.error({ err }, 'webhook worker could not claim deliveries')
+          if (!this.opts.isStorageFull?.(err)) this.logger.error({ err }, 'webhook worker could not claim deliveries')
           await this.sleep(this.pollMs)
           continue
         }
@@ -178,7 +183,7 @@ export class DeliveryWorker {
       })
       .catch((err) => {
         // The lease expires and another claim retries it: at-least-once holds.
-        this.logger.error({ err, deliveryId: claim.deliveryId }, 'webhook delivery bookkeeping failed')
+        if (!this.opts.isStorageFull?.(err)) this.logger.error({ err, deliveryId: claim.deliveryId }, 'webhook delivery bookkeeping failed')
       })
       .finally(() => {
         this.inflight.delete(p)
@@ -212,7 +217,7 @@ export class DeliveryWorker {
         await this.database.db.deleteFrom('webhook_workers').where('heartbeat_at', '<', now - 86_400_000).execute()
       }
     } catch (err) {
-      if (this.running) this.logger.warn({ err }, 'webhook worker heartbeat failed')
+      if (this.running && !this.opts.isStorageFull?.(err)) this.logger.warn({ err }, 'webhook worker heartbeat failed')
     }
   }
 }

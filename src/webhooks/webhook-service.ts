@@ -59,9 +59,13 @@ export class WebhookService {
   /** Told each delivery attempt's outcome (the charts count them). */
   private readonly onAttempt: ((status: AttemptOutcome['status']) => void) | undefined
 
-  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: { onOperation?: WebhookOperationHook; onAttempt?: (status: AttemptOutcome['status']) => void } = {}) {
+  /** Whether a failed write was the disk being full (logged once by the storage health, not per poll). */
+  private readonly isStorageFull: ((err: unknown) => boolean) | undefined
+
+  constructor(private readonly database: Database, private readonly settings: Settings, private readonly logger: Logger, opts: { onOperation?: WebhookOperationHook; onAttempt?: (status: AttemptOutcome['status']) => void; isStorageFull?: (err: unknown) => boolean } = {}) {
     this.onOperation = opts.onOperation
     this.onAttempt = opts.onAttempt
+    this.isStorageFull = opts.isStorageFull
     // The hook runs before the write commits. On SQLite the worker's claim waits for the
     // one connection, so it sees the rows; on PostgreSQL the commit's notification wakes it
     // (src/store/change-signal.ts).
@@ -79,7 +83,7 @@ export class WebhookService {
   startWorker(opts: WorkerOptions = {}, changes?: ChangeSignal): DeliveryWorker | undefined {
     if (!this.configured) return undefined
     if (!this.worker) {
-      this.worker = new DeliveryWorker(this.database, this.settings, this.logger, { onOutcome: this.onAttempt, ...opts, changes: opts.changes ?? changes })
+      this.worker = new DeliveryWorker(this.database, this.settings, this.logger, { onOutcome: this.onAttempt, isStorageFull: this.isStorageFull, ...opts, changes: opts.changes ?? changes })
       this.worker.start()
     }
     return this.worker

@@ -39,7 +39,7 @@ for (const dialect of await testDialects()) {
       const token = await app.issueToken(['readiness:read'])
       const ok = (await app.get('/gatehouse/v1/readiness', token)).json().data
       assert.equal(ok.verdict, 'ready', JSON.stringify(ok.checks))
-      assert.deepEqual(Object.keys(statuses(ok.checks)), ['database', 'migrations', 'schema', 'credentials', 'rateLimitStore', 'webhookSettings', 'deliveryBacklog', 'workerHeartbeat', 'deadLetters', 'workflows', 'settings', 'incidents'])
+      assert.deepEqual(Object.keys(statuses(ok.checks)), ['database', 'migrations', 'schema', 'storage', 'credentials', 'rateLimitStore', 'webhookSettings', 'deliveryBacklog', 'workerHeartbeat', 'deadLetters', 'workflows', 'settings', 'incidents'])
       assert.ok(ok.checks.every((c: Check) => c.status === 'ok'))
       assert.equal(ok.checks.find((c: Check) => c.name === 'credentials').details.count, 1)
 

@@ -15,6 +15,7 @@ import { makeAdminAuthenticator, type AdminSessionResolver } from './admin-auth.
 import { ADMIN_BASE_PATH, type AdminRouteContext, type AdminRoutes } from './admin-route.js'
 import { recordRoutes } from './record-routes.js'
 import { credentialRoutes } from './credential-routes.js'
+import { adminAccountRoutes } from './admin-account-routes.js'
 
 export interface AdminApiOptions {
   readonly services: Services
@@ -24,8 +25,8 @@ export interface AdminApiOptions {
   readonly sessionResolver?: AdminSessionResolver
 }
 
-/** Built-in route files: content records and credentials. */
-export const builtInAdminRoutes: readonly AdminRoutes[] = [recordRoutes, credentialRoutes]
+/** Built-in route files: content records, credentials, admin accounts and their sessions. */
+export const builtInAdminRoutes: readonly AdminRoutes[] = [recordRoutes, credentialRoutes, adminAccountRoutes]
 
 export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Promise<void> {
   const authenticateAdmin = makeAdminAuthenticator({ adminToken: opts.services.settings.adminToken, managedTokens: opts.services.adminTokens, sessionResolver: opts.sessionResolver })

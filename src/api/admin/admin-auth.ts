@@ -12,6 +12,8 @@ export interface AdminPrincipal {
   readonly type: 'token' | 'session'
   /** A managed token's id (`adm_…`), `admin-token` for the setting, or the admin's username. */
   readonly id: string
+  /** A session's row digest (marks the caller's own session in session listings). */
+  readonly sessionDigest?: string
 }
 
 /** Finds the active managed admin token with this value (AdminTokenService). */

@@ -8,6 +8,13 @@ export function recordId(params: unknown): number {
   return Number(text)
 }
 
+/** An admin's login name from the path (the names `gatehouse admin create` accepts). */
+export function adminUsername(params: unknown): string {
+  const text = (params as { username?: string }).username ?? ''
+  if (!/^[A-Za-z0-9._@-]{1,100}$/.test(text)) throw invalid('username', 'not an admin username (1–100 letters, digits, dots, dashes, underscores or @)')
+  return text
+}
+
 /** A credential id from the path (`cred_…`, or a configured credential's id). */
 export function credentialId(params: unknown): string {
   const text = (params as { id?: string }).id ?? ''

@@ -78,6 +78,12 @@ export interface DialectErrors {
    * connect, query or busy timeout: the request is answered 503 SERVICE_UNAVAILABLE.
    */
   isUnavailable(err: unknown): boolean
+  /**
+   * The database could not write because its disk (or, for SQLite, the file's page limit) is
+   * full: SQLITE_FULL, PostgreSQL's 53100 disk_full. Reads still work; writes answer 507
+   * STORAGE_FULL until one succeeds again.
+   */
+  isStorageFull(err: unknown): boolean
   /** A deadlock or serialization failure (PostgreSQL), a stale snapshot (SQLite): safe to retry. */
   isWriteConflict(err: unknown): boolean
   /** A unique or primary-key constraint refused the row. */

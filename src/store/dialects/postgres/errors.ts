@@ -25,6 +25,8 @@ export const postgresErrors: DialectErrors = {
   },
   isUnavailable: (err) => UNAVAILABLE_CODES.has(String(code(err) ?? '')) || UNAVAILABLE_CLASS.test(String(code(err) ?? '')) || refusing(err)
     || UNAVAILABLE_MESSAGES.test(message(err)) || DESTROYED.test(message(err)),
+  // disk_full: the server could not extend a file (class 53, insufficient resources).
+  isStorageFull: (err) => code(err) === '53100',
   isWriteConflict: (err) => code(err) === '40P01' || code(err) === '40001',
   isUniqueViolation: (err) => code(err) === '23505',
   isMissingTable: (err) => code(err) === '42P01',

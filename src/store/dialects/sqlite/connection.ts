@@ -88,6 +88,10 @@ function withStatementCache(conn: SQLite.Database): SQLite.Database {
           // rather than at their first write, where a second process's commit would make
           // them fail with SQLITE_BUSY_SNAPSHOT instead of waiting.
           const text = sqlText === 'begin' ? 'begin immediate' : sqlText
+          // SQLite ends the transaction itself on some errors (SQLITE_FULL, SQLITE_IOERR,
+          // SQLITE_NOMEM); Kysely's ROLLBACK would then fail with "cannot rollback - no
+          // transaction is active" and that error would replace the one that says why.
+          if (text === 'rollback' && !target.inTransaction) return noRollback(target)
           let statement = cache.get(text)
           if (!statement) {
             if (cache.size >= 2000) cache.clear()
@@ -101,4 +105,15 @@ function withStatementCache(conn: SQLite.Database): SQLite.Database {
       return typeof value === 'function' ? value.bind(target) : value
     },
   })
+}
+
+/** A statement that reads nothing: the ROLLBACK of a transaction SQLite already rolled back. */
+const nothing = new WeakMap<SQLite.Database, SQLite.Statement>()
+function noRollback(conn: SQLite.Database): SQLite.Statement {
+  let statement = nothing.get(conn)
+  if (!statement) {
+    statement = conn.prepare('SELECT 1 WHERE 0')
+    nothing.set(conn, statement)
+  }
+  return statement
 }

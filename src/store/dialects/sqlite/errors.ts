@@ -2,7 +2,9 @@
 import type { DialectErrors } from '../dialect-adapter.js'
 import { DESTROYED, errorCode as code, errorMessage as message } from '../error-fields.js'
 
-const UNAVAILABLE = /^SQLITE_(CANTOPEN|NOTADB|IOERR|BUSY$|BUSY_RECOVERY|BUSY_TIMEOUT|CORRUPT|FULL|READONLY_DBMOVED)/
+// SQLITE_FULL (the disk or the file's page limit is full) is not an outage: reads go on,
+// so it has a classifier of its own (isStorageFull).
+const UNAVAILABLE = /^SQLITE_(CANTOPEN|NOTADB|IOERR|BUSY$|BUSY_RECOVERY|BUSY_TIMEOUT|CORRUPT|READONLY_DBMOVED)/
 
 export const sqliteErrors: DialectErrors = {
   uniqueViolation(err) {
@@ -12,6 +14,7 @@ export const sqliteErrors: DialectErrors = {
     return String(e.message).replace(/^.*failed: /, '').split(',').map((c) => c.trim().split('.')[1] ?? c.trim())
   },
   isUnavailable: (err) => UNAVAILABLE.test(String(code(err) ?? '')) || DESTROYED.test(message(err)) || /database connection is not open/i.test(message(err)),
+  isStorageFull: (err) => code(err) === 'SQLITE_FULL',
   isWriteConflict: (err) => code(err) === 'SQLITE_BUSY_SNAPSHOT',
   isUniqueViolation: (err) => code(err) === 'SQLITE_CONSTRAINT_UNIQUE' || code(err) === 'SQLITE_CONSTRAINT_PRIMARYKEY',
   isMissingTable: (err) => /no such table/i.test(message(err)),
