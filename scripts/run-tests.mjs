@@ -6,7 +6,8 @@
 // not 1), one notice line says so and the PostgreSQL tests (named `postgres: …`, as every
 // test in a `testDialects()` loop is) are registered but skipped, so the summary counts them
 // as skipped instead of silently running fewer tests.
-import { readdirSync, statSync } from 'node:fs'
+import { readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import pg from 'pg'
@@ -86,6 +87,12 @@ if (env.GATEHOUSE_TEST_CLI !== 'source') {
   env.GATEHOUSE_TEST_CLI = 'dist'
 }
 
+// Test databases are copies of one migrated per run (test/helpers/migrated-template.ts keeps
+// the templates in this folder, named by the run); they go when the run ends.
+env.GATEHOUSE_TEST_RUN = `${process.pid}-${Date.now()}`
+const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_RUN}`)
+
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
 const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...nodeOptions, ...files], { stdio: 'inherit', env })
+rmSync(templates, { recursive: true, force: true })
 process.exit(res.status ?? 1)
