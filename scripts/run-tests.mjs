@@ -66,6 +66,10 @@ if (wantsPostgres) {
     // Tells testDialects() to keep the dialect, so its tests are registered and counted.
     env.GATEHOUSE_TEST_POSTGRES = 'skip'
     nodeOptions.push(...skipPostgresOptions())
+  } else {
+    // Checked here once: the test processes need not each connect to find out (on a loaded
+    // machine that check's own 10 s limit failed a whole file).
+    env.GATEHOUSE_TEST_POSTGRES = 'reachable'
   }
 }
 

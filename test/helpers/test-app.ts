@@ -42,9 +42,10 @@ let noticeShown = false
 
 /**
  * Dialects to run storage tests on: both, narrowed by GATEHOUSE_TEST_DIALECTS=sqlite|postgres.
- * Name each test in the loop `${dialect}: …`. When PostgreSQL is unreachable, `npm test`
- * (scripts/run-tests.mjs) sets GATEHOUSE_TEST_POSTGRES=skip and has node:test report the
- * `postgres: …` tests as skipped, so they are still registered here. Run any other way, the
+ * Name each test in the loop `${dialect}: …`. `npm test` (scripts/run-tests.mjs) checks
+ * PostgreSQL once and passes what it found in GATEHOUSE_TEST_POSTGRES: `reachable`, or `skip`
+ * when it is unreachable and has node:test report the `postgres: …` tests as skipped (so they
+ * are still registered here). Run any other way, each process checks, and an unreachable
  * dialect is left out with one notice line on stderr, never silently.
  */
 export async function testDialects(): Promise<DialectName[]> {
@@ -52,7 +53,7 @@ export async function testDialects(): Promise<DialectName[]> {
   const out: DialectName[] = []
   if (wanted.includes('sqlite')) out.push('sqlite')
   if (wanted.includes('postgres')) {
-    if (process.env.GATEHOUSE_TEST_POSTGRES === 'skip' || (await postgresReachable())) out.push('postgres')
+    if (['skip', 'reachable'].includes(process.env.GATEHOUSE_TEST_POSTGRES ?? '') || (await postgresReachable())) out.push('postgres')
     else if (!noticeShown) {
       noticeShown = true
       process.stderr.write(`notice: PostgreSQL unreachable at ${PG_URL}: PostgreSQL tests of this file are left out (npm test reports them as skipped)\n`)
