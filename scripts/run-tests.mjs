@@ -6,8 +6,10 @@
 // not 1), one notice line says so and the PostgreSQL tests (named `postgres: …`, as every
 // test in a `testDialects()` loop is) are registered but skipped, so the summary counts them
 // as skipped instead of silently running fewer tests.
-import { readdirSync, statSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { spawnSync } from 'node:child_process'
 import pg from 'pg'
 
@@ -64,6 +66,10 @@ if (wantsPostgres) {
     // Tells testDialects() to keep the dialect, so its tests are registered and counted.
     env.GATEHOUSE_TEST_POSTGRES = 'skip'
     nodeOptions.push(...skipPostgresOptions())
+  } else {
+    // Checked here once: the test processes need not each connect to find out (on a loaded
+    // machine that check's own 10 s limit failed a whole file).
+    env.GATEHOUSE_TEST_POSTGRES = 'reachable'
   }
 }
 
@@ -86,6 +92,49 @@ if (env.GATEHOUSE_TEST_CLI !== 'source') {
   env.GATEHOUSE_TEST_CLI = 'dist'
 }
 
+// Test databases are copies of one migrated per run (test/helpers/migrated-template.ts keeps
+// the templates in this folder, named by the run); they go when the run ends.
+env.GATEHOUSE_TEST_RUN = `${process.pid}-${Date.now()}`
+const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_RUN}`)
+
+// Several files share one process (a group): starting a process and loading the app through
+// tsx costs about 4.5 s of CPU, more than most files' tests. A group imports its files one
+// after the other, so their tests run one after the other as in a process of their own; the
+// groups run side by side. A file that must have a process to itself says so with the line
+// `// npm test: own process`. GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
+const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
+const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 6))
+
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
-const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...nodeOptions, ...files], { stdio: 'inherit', env })
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...nodeOptions, ...entries], { stdio: 'inherit', env })
+rmSync(templates, { recursive: true, force: true })
+rmSync(groupDir, { recursive: true, force: true })
 process.exit(res.status ?? 1)
+
+/**
+ * The paths to hand node:test: files that want their own process as they are, the others in
+ * groups of about `size`, each group an entry file importing its members. Groups are filled
+ * largest file first into the lightest group (a file's size stands in for its running time),
+ * so that no group is left running alone at the end.
+ */
+function groupFiles(all, size) {
+  const alone = all.filter((f) => size <= 1 || readFileSync(f, 'utf8').includes('// npm test: own process'))
+  const shared = all.filter((f) => !alone.includes(f))
+  const count = Math.ceil(shared.length / Math.max(1, size))
+  if (shared.length <= 1) return all
+  const groups = Array.from({ length: count }, () => ({ weight: 0, files: [] }))
+  for (const f of [...shared].sort((a, b) => statSync(b).size - statSync(a).size)) {
+    const lightest = groups.reduce((m, g) => (g.weight < m.weight ? g : m))
+    lightest.weight += statSync(f).size
+    lightest.files.push(f)
+  }
+  mkdirSync(groupDir, { recursive: true })
+  const written = groups.map((g, i) => {
+    const entry = join(groupDir, `group-${String(i + 1).padStart(2, '0')}.test.mjs`)
+    // A file that fails to load is reported as a failing test, and the group goes on.
+    const lines = g.files.sort().map((f) => `try { await import(${JSON.stringify(pathToFileURL(resolve(f)).href)}) } catch (err) { test(${JSON.stringify(`${f} fails to load`)}, () => { throw err }) }`)
+    writeFileSync(entry, `// ${g.files.join(', ')}\nimport { test } from 'node:test'\n${lines.join('\n')}\n`)
+    return entry
+  })
+  return [...alone, ...written]
+}

@@ -7,7 +7,16 @@
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { FastifySchemaCompiler } from 'fastify'
 
+//
+// Compiled validators are kept for the process, by schema: compiling every route's schemas
+// costs about 1.2 s of CPU per app, and a process that builds more than one app (the test
+// suite builds one or more per test file, a CLI command next to a server) compiles each
+// schema once. A validator depends on its schema and options only (no shared schemas are
+// registered), so one compiled for an app validates the same schema in another.
 const common = { allErrors: true, removeAdditional: false, useDefaults: true } as const
+
+type Validate = ReturnType<FastifySchemaCompiler<unknown>>
+const compiled = new Map<string, Validate>()
 
 /** Fastify's validator compiler: strict for `body`, coercing for the text parts. */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
@@ -15,5 +24,14 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   // The pool's typings describe Ajv's compile; at run time it takes Fastify's route definition.
   const text = pool({}, { customOptions: { ...common, coerceTypes: true } }) as unknown as FastifySchemaCompiler<unknown>
   const json = pool({}, { customOptions: { ...common, coerceTypes: false } }) as unknown as FastifySchemaCompiler<unknown>
-  return (route) => (route.httpPart === 'body' ? json(route) : text(route))
+  return (route) => {
+    const body = route.httpPart === 'body'
+    const key = `${body ? 'json' : 'text'} ${JSON.stringify(route.schema)}`
+    let validate = compiled.get(key)
+    if (!validate) {
+      validate = body ? json(route) : text(route)
+      compiled.set(key, validate)
+    }
+    return validate
+  }
 }

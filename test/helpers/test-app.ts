@@ -11,6 +11,7 @@ import { buildApp, type GatehouseApp } from '../../src/compose/app.js'
 import { loadDotEnv, loadSettings, type Settings } from '../../src/kernel/settings.js'
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
+import { copyPostgresTemplate, copySqliteTemplate } from './migrated-template.js'
 import { openapiDocument } from '../../src/contract/openapi.js'
 import { responseContractFor, watchResponses, type ResponseContract } from './response-contract.js'
 import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
@@ -41,9 +42,10 @@ let noticeShown = false
 
 /**
  * Dialects to run storage tests on: both, narrowed by GATEHOUSE_TEST_DIALECTS=sqlite|postgres.
- * Name each test in the loop `${dialect}: …`. When PostgreSQL is unreachable, `npm test`
- * (scripts/run-tests.mjs) sets GATEHOUSE_TEST_POSTGRES=skip and has node:test report the
- * `postgres: …` tests as skipped, so they are still registered here. Run any other way, the
+ * Name each test in the loop `${dialect}: …`. `npm test` (scripts/run-tests.mjs) checks
+ * PostgreSQL once and passes what it found in GATEHOUSE_TEST_POSTGRES: `reachable`, or `skip`
+ * when it is unreachable and has node:test report the `postgres: …` tests as skipped (so they
+ * are still registered here). Run any other way, each process checks, and an unreachable
  * dialect is left out with one notice line on stderr, never silently.
  */
 export async function testDialects(): Promise<DialectName[]> {
@@ -51,7 +53,7 @@ export async function testDialects(): Promise<DialectName[]> {
   const out: DialectName[] = []
   if (wanted.includes('sqlite')) out.push('sqlite')
   if (wanted.includes('postgres')) {
-    if (process.env.GATEHOUSE_TEST_POSTGRES === 'skip' || (await postgresReachable())) out.push('postgres')
+    if (['skip', 'reachable'].includes(process.env.GATEHOUSE_TEST_POSTGRES ?? '') || (await postgresReachable())) out.push('postgres')
     else if (!noticeShown) {
       noticeShown = true
       process.stderr.write(`notice: PostgreSQL unreachable at ${PG_URL}: PostgreSQL tests of this file are left out (npm test reports them as skipped)\n`)
@@ -67,22 +69,20 @@ export interface TestDatabase extends Database {
   destroy(): Promise<void>
 }
 
-/** A fresh, migrated database. */
+/**
+ * A fresh, migrated database: a copy of one migrated once per run (migrated-template.ts), as
+ * a served database is prepared (migrations, then the declarations' schema steps).
+ */
 export async function testDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
+  if (dialect === 'sqlite') return sqliteDatabase(copySqliteTemplate)
   const database = await emptyTestDatabase(dialect, opts)
-  // As a served database is prepared: migrations, then the declarations' schema steps.
-  await migrateSchema(database, defaultRegistry.all)
+  if (!(await copyPostgresTemplate(database.url, database.schema as string))) await migrateSchema(database, defaultRegistry.all)
   return database
 }
 
 /** A fresh database with no table at all (tests that build an older schema themselves). */
 export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
-  if (dialect === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'))
-    const url = `sqlite:${join(dir, 'test.db')}`
-    const database = openDatabase(url)
-    return { ...database, url, destroy: async () => { await database.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }) } }
-  }
+  if (dialect === 'sqlite') return sqliteDatabase(async () => {})
   const schema = `t_${randomBytes(6).toString('hex')}`
   const admin = new pg.Client({ connectionString: PG_URL })
   await admin.connect()
@@ -101,6 +101,16 @@ export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?:
       await c.end()
     },
   }
+}
+
+/** A SQLite database in a directory of its own, `fill`ed before it is opened. */
+async function sqliteDatabase(fill: (file: string) => Promise<void>): Promise<TestDatabase> {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'))
+  const file = join(dir, 'test.db')
+  await fill(file)
+  const url = `sqlite:${file}`
+  const database = openDatabase(url)
+  return { ...database, url, destroy: async () => { await database.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }) } }
 }
 
 export interface TestApp extends GatehouseApp {
