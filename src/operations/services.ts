@@ -19,6 +19,7 @@ import type { ProviderRegistry } from '../providers/provider-registry.js'
 import type { JobRuntime } from '../jobs/job-runtime.js'
 import type { MetricBuckets } from '../ops/metric-buckets.js'
 import type { PageCache } from './page-cache.js'
+import type { OAuthService } from '../oauth/oauth-service.js'
 
 export interface Services {
   readonly settings: Settings
@@ -46,6 +47,8 @@ export interface Services {
   readonly jobs: JobRuntime
   /** Time-bucketed counters behind the control panel's charts, shared by every process through the database. */
   readonly metricBuckets: MetricBuckets
+  /** Sign-in for agents (DESIGN §15): the authorization server, consent, OAuth access tokens. */
+  readonly oauth: OAuthService
   readonly logger: Logger
   readonly startedAt: number
 }

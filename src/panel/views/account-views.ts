@@ -11,7 +11,7 @@ import { describeBoundary, type BoundaryAxis } from '../../resources/boundary-ax
 import { errorSummary, fieldError, invalidAttrs, type FieldErrors } from '../field-errors.js'
 import { cell } from './format.js'
 
-const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
+export const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
   contract: 'Contract and identity', operations: 'Operations and observability', content: 'Content', commerce: 'Commerce',
   people: 'People (personal data)', integration: 'Integration, sync and jobs', webhooks: 'Webhook operations', control: 'Control plane (experimental)',
   providers: 'External providers',
