@@ -44,6 +44,7 @@ import type { ProviderTimings } from '../providers/provider-registry.js'
 import { REQUEST_ID } from '../kernel/request-id.js'
 import { oauthRoutes } from '../api/oauth/oauth-routes.js'
 import { protectedResources } from '../api/oauth/protected-resources.js'
+import { oauthAdminRoutes } from '../api/oauth/oauth-admin-routes.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -208,7 +209,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   app.addHook('onClose', async () => { await services.jobs.close() })
   // A control-panel session also authenticates the admin API (docs/control-panel.md).
   const panelSessions = new PanelSessions(database, settings)
-  await adminApi(app, { services, routes: [webhookAdminRoutes, deliveryAdminRoutes, controlAdminRoutes, jobAdminRoutes, opsAdminRoutes], sessionResolver: panelSessions.adminResolver })
+  await adminApi(app, { services, routes: [webhookAdminRoutes, deliveryAdminRoutes, controlAdminRoutes, jobAdminRoutes, opsAdminRoutes, oauthAdminRoutes], sessionResolver: panelSessions.adminResolver })
   await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor), monitor: ops.monitor })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)

@@ -94,8 +94,13 @@ export class OAuthService {
   async handle(req: IncomingMessage & { originalUrl?: string }, res: ServerResponse, path: string): Promise<void> {
     const provider = await this.provider()
     this.callback ??= provider.callback() as unknown as (req: IncomingMessage, res: ServerResponse) => Promise<void>
-    req.originalUrl = req.url
+    // The library builds its endpoints' URLs from the mount (originalUrl minus url) and the
+    // request's host: both are made the issuer's, so every URL it publishes is under the
+    // issuer whatever path or host the request came by (the RFC 8414 root form, a proxy).
+    const issuer = new URL(this.opts.settings.oauthIssuer)
+    req.originalUrl = issuer.pathname + path
     req.url = path
+    req.headers.host = issuer.host
     await this.callback(req, res)
   }
 

@@ -20,6 +20,19 @@ function expired(err: unknown): never {
   throw err
 }
 
+/**
+ * The answer to this form ends at the client's redirect URI (consent → authorization server →
+ * client), and browsers hold every step of a form's redirects to the page's form-action: the
+ * panel's `form-action 'self'` is widened by exactly that one origin (or scheme, for an app's
+ * own URI scheme), on this page only.
+ */
+function allowRedirectTo(reply: FastifyReply, redirectUri: string): void {
+  const u = new URL(redirectUri)
+  const source = u.protocol === 'http:' || u.protocol === 'https:' ? u.origin : u.protocol
+  const csp = String(reply.getHeader('Content-Security-Policy') ?? '')
+  reply.header('Content-Security-Policy', csp.replace("form-action 'self'", `form-action 'self' ${source}`))
+}
+
 export async function oauthConsentRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { oauth, resources } = ctx.services
   const axes = resources.boundaryAxes
@@ -29,6 +42,7 @@ export async function oauthConsentRoutes(panel: FastifyInstance, ctx: PanelConte
   const load = async (request: FastifyRequest, reply: FastifyReply): Promise<ConsentRequest> => {
     const r = await oauth.consentRequest(request.raw, reply.raw).catch(expired)
     if (r.uid !== (request.params as { uid: string }).uid) expired({ name: 'SessionNotFound' })
+    allowRedirectTo(reply, r.client.redirectUri)
     return r
   }
   const read = (form: URLSearchParams): ConsentFormValues => ({
