@@ -90,8 +90,11 @@ export function modelAdapterClass(database: Database): new (model: string) => Mo
   }
 }
 
+/** What a grant issues: revoking the grant removes these and the grant (interactions and sessions stay). */
+const ISSUED_UNDER_GRANT = ['Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest']
+
 /** Removes every code and token of these grants, and the grants: the next use of any of them fails. */
 export async function revokeGrants(db: Database['db'], grantIds: readonly string[]): Promise<void> {
   if (grantIds.length === 0) return
-  await db.deleteFrom('oauth_models').where('grant_id', 'in', grantIds).execute()
+  await db.deleteFrom('oauth_models').where('grant_id', 'in', grantIds).where('model', 'in', ISSUED_UNDER_GRANT).execute()
 }

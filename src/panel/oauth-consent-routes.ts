@@ -36,7 +36,9 @@ function allowRedirectTo(reply: FastifyReply, redirectUri: string): void {
 export async function oauthConsentRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { oauth, resources } = ctx.services
   const axes = resources.boundaryAxes
-  const words = accountWords(axes)
+  const account = accountWords(axes)
+  // The consent's own scope problems (oauth-service.ts) are already in words; the rest read as on the credential form.
+  const words = { ...account, message: (field: string, problem: string) => field === 'scopes' && /^(not requested|grant at least)/.test(problem) ? `Grant ${problem.replace(/^not requested by this application or not grantable: /, 'only what the application asked for; not: ')}.` : account.message(field, problem) }
   const page = { title: 'Allow access' } as const
 
   const load = async (request: FastifyRequest, reply: FastifyReply): Promise<ConsentRequest> => {
