@@ -77,9 +77,9 @@ export function makeAuthenticator(opts: MachineApiOptions, protectedResource: Pr
       const viaOAuth = oauth && protectedResource && token && !token.startsWith(TOKEN_PREFIX)
         ? await oauth.authenticate(token, protectedResource.resource, request.ip) : undefined
       caller = viaOAuth ?? await opts.credentials.authenticate(token, request.ip)
-    } catch (err) {
+    } catch (caught) {
       opts.onDenied?.('auth', request)
-      if (protectedResource && oauth && err instanceof ApiError && err.code === 'UNAUTHORIZED') err = withResourceMetadata(err, protectedResource, bearer(request) !== undefined)
+      const err = protectedResource && oauth && caught instanceof ApiError && caught.code === 'UNAUTHORIZED' ? withResourceMetadata(caught, protectedResource, bearer(request) !== undefined) : caught
       // Failed attempts count against the client address, so guessing tokens is throttled;
       // the answer carries that address's budget like every other answer carries one.
       if (limit > 0 && err instanceof ApiError && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) {

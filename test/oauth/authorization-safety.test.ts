@@ -36,7 +36,6 @@ for (const dialect of await testDialects()) {
   test(`${dialect}: the authorization server refuses what the rules forbid`, { timeout: 120_000 }, async (t) => {
     const site = await oauthSite(dialect, {}, { second: false })
     t.after(() => site.close())
-    const mcp = `${site.base}/gatehouse/mcp`
     const api = `${site.base}/gatehouse/v1`
     const client = await register(site.base, CALLBACK)
 
