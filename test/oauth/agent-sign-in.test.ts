@@ -135,6 +135,21 @@ for (const dialect of await testDialects()) {
     assert.equal(elsewhere.status, 401)
     assert.match(String(elsewhere.headers.get('www-authenticate')), /error="invalid_token", resource_metadata="[^"]+\/gatehouse\/v1"/)
 
+    // The panel marks the credential as OAuth-granted and names its client.
+    await page.goto(`${site.base}/gatehouse/cp/accounts/${credential.id}`)
+    assert.match((await page.innerText('#oauth-grant')).replace(/\s+/g, ' '), new RegExp(`to client ${metadata.url.replace(/[.:/]/g, '\\$&')} by ${ADMIN_USER}`))
+
+    // Narrowing and pausing the credential (admin API) hold on the very next request, on the other process too.
+    const admin = { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }
+    const narrowed = await fetch(`${site.base}/gatehouse/admin/v1/credentials/${credential.id}`, { method: 'PATCH', headers: admin, body: JSON.stringify({ scopes: ['auth:read', 'products:read'] }) })
+    assert.equal(narrowed.status, 200)
+    const fewer = await toolNames(new URL(`${site.baseB}/gatehouse/mcp`), { requestInit: { headers: { authorization: `Bearer ${first.access_token}` } } })
+    assert.ok(fewer.includes('list_products') && !fewer.some((n) => n.includes('variant')), fewer.join(', '))
+    assert.equal((await fetch(`${site.base}/gatehouse/admin/v1/credentials/${credential.id}/pause`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status, 200)
+    assert.equal((await mcpInitialize(site.baseB, first.access_token)).status, 401)
+    assert.equal((await fetch(`${site.base}/gatehouse/admin/v1/credentials/${credential.id}/resume`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).status, 200)
+    assert.equal((await mcpInitialize(site.baseB, first.access_token)).status, 200)
+
     // 5. Refresh: new access and refresh tokens; the old access token keeps working until it expires.
     agent.saved = { ...first, access_token: 'expired-in-the-client' }
     assert.equal(await auth(agent, { serverUrl: mcpUrl }), 'AUTHORIZED')
