@@ -1,7 +1,7 @@
 // No authorization code, access token, refresh token or PKCE verifier reaches the server's
 // log, at the most verbose level, through a whole flow: registration, authorization, login,
-// consent, code exchange, a refused reuse of the code, refresh, calls with the tokens (also
-// on the wrong resource) and revocation.
+// consent, code exchange, refresh, calls with the tokens (also on the wrong resource),
+// revocation (RFC 7009) and a refused reuse of the code.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pino } from 'pino'
@@ -34,7 +34,6 @@ test('sqlite: a whole sign-in at log level trace leaves no code, token or verifi
   const exchange = { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri }
   const tokens = (await (await tokenRequest(base, exchange)).json()) as { access_token: string; refresh_token: string }
   assert.ok(tokens.access_token && tokens.refresh_token)
-  assert.equal((await tokenRequest(base, exchange)).status, 400, 'a code is used once')
   assert.equal((await mcpInitialize(base, tokens.access_token)).status, 200)
   assert.equal((await fetch(`${base}/gatehouse/v1/products`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 401)
   const refreshed = (await (await tokenRequest(base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId })).json()) as { access_token: string; refresh_token: string }
@@ -42,6 +41,7 @@ test('sqlite: a whole sign-in at log level trace leaves no code, token or verifi
   const revoked = await fetch(`${base}/gatehouse/oauth/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: refreshed.refresh_token, client_id: client.clientId }).toString() })
   assert.equal(revoked.status, 200)
   assert.equal((await mcpInitialize(base, refreshed.access_token)).status, 401, 'revoking the refresh token (RFC 7009) ends its grant')
+  assert.equal((await tokenRequest(base, exchange)).status, 400, 'a code is used once')
 
   assert.ok(lines.length > 0, 'the log was written')
   const log = lines.join('')
