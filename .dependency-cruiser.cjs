@@ -4,7 +4,7 @@ const LAYERS = [
   ['kernel', '^src/kernel/'],
   ['resources', '^src/resources/'],
   ['store', '^src/store/'],
-  ['parts', '^src/(auth|control|jobs|webhooks|providers|integration|ops|loaders)/'],
+  ['parts', '^src/(auth|control|jobs|webhooks|providers|integration|ops|loaders|oauth)/'],
   ['operations', '^src/operations/'],
   ['surfaces', '^src/(api|panel|mcp|contract)/'],
   ['entry', '^src/(compose|cli)/'],

@@ -12,6 +12,7 @@ import { RouteTable, sendUnmatched } from './route-table.js'
 import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { checkHeaders } from './request-headers.js'
+import { TOKEN_PREFIX } from '../auth/tokens.js'
 import { BASE_PATH, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
 declare module 'fastify' {
@@ -39,6 +40,22 @@ export interface MachineApiOptions {
   readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void
   /** Called when authentication, scope or rate checks turn a request away (with the caller once known). */
   readonly onDenied?: (kind: 'auth' | 'scope' | 'rate', request: FastifyRequest, caller?: Caller) => void
+  /** OAuth access tokens (src/oauth/), accepted beside credential tokens while sign-in for agents is on. */
+  readonly oauth?: OAuthTokens
+  /** The machine API as an OAuth protected resource (with `oauth`): what its tokens' audience must be. */
+  readonly resource?: ProtectedResource
+}
+
+/** What the authenticator needs of the authorization server. */
+export interface OAuthTokens {
+  /** The caller an access token stands for on `resource`, or undefined when it is not one. */
+  authenticate(token: string, resource: string, ip: string): Promise<Caller | undefined>
+}
+
+/** A protected resource (RFC 9728): its identifier and where its metadata is published. */
+export interface ProtectedResource {
+  readonly resource: string
+  readonly metadataUrl: string
 }
 
 const bearer = (request: FastifyRequest): string | undefined => {
@@ -49,14 +66,20 @@ const bearer = (request: FastifyRequest): string | undefined => {
 }
 
 /** Authenticates and applies the per-credential rate limit; sets X-RateLimit-* headers. */
-export function makeAuthenticator(opts: MachineApiOptions) {
+export function makeAuthenticator(opts: MachineApiOptions, protectedResource: ProtectedResource | undefined = opts.resource) {
   const limit = opts.settings.rateLimitPerMinute
+  const oauth = protectedResource ? opts.oauth : undefined
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Caller> {
     let caller: Caller
     try {
-      caller = await opts.credentials.authenticate(bearer(request), request.ip)
-    } catch (err) {
+      const token = bearer(request)
+      // A credential token has its prefix; anything else may be an OAuth access token for this resource.
+      const viaOAuth = oauth && protectedResource && token && !token.startsWith(TOKEN_PREFIX)
+        ? await oauth.authenticate(token, protectedResource.resource, request.ip) : undefined
+      caller = viaOAuth ?? await opts.credentials.authenticate(token, request.ip)
+    } catch (caught) {
       opts.onDenied?.('auth', request)
+      const err = protectedResource && oauth && caught instanceof ApiError && caught.code === 'UNAUTHORIZED' ? withResourceMetadata(caught, protectedResource, bearer(request) !== undefined) : caught
       // Failed attempts count against the client address, so guessing tokens is throttled;
       // the answer carries that address's budget like every other answer carries one.
       if (limit > 0 && err instanceof ApiError && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) {
@@ -77,6 +100,15 @@ export function makeAuthenticator(opts: MachineApiOptions) {
     request.caller = caller
     return caller
   }
+}
+
+/**
+ * A 401 names where the resource's metadata is (RFC 9728 §5.1), so an OAuth client can find
+ * the authorization server; with a token that did not pass, `error="invalid_token"` (RFC 6750 §3.1).
+ */
+function withResourceMetadata(err: ApiError, resource: ProtectedResource, tokenGiven: boolean): ApiError {
+  const challenge = `Bearer realm="gatehouse"${tokenGiven ? ', error="invalid_token"' : ''}, resource_metadata="${resource.metadataUrl}"`
+  return new ApiError(err.code, err.message, err.details, { ...err.headers, 'WWW-Authenticate': challenge })
 }
 
 function setRateHeaders(reply: FastifyReply, limit: number, remaining: number, reset: number): void {

@@ -130,6 +130,21 @@ export class CredentialService {
     const digest = digestToken(token)
     const resolved = this.configured.get(digest) ?? (await this.lookup(digest, now))
     if (!resolved) throw unauthorized('Unknown token')
+    return this.admit(resolved, ip, now)
+  }
+
+  /**
+   * The caller a managed credential is, read from the database now (no cache): OAuth access
+   * tokens name their credential, and its revocation, pause, narrowing or expiry must hold on
+   * the very next request in every process. Throws 401 or 403 as authenticate does.
+   */
+  async authenticateManaged(id: string, ip: string, now = Date.now()): Promise<Caller> {
+    const row = await this.database.db.selectFrom('credentials').selectAll().where('id', '=', id).executeTakeFirst()
+    if (!row) throw unauthorized('Unknown token')
+    return this.admit(resolve(fromRow(row)), ip, now)
+  }
+
+  private admit(resolved: Resolved, ip: string, now: number): Caller {
     const r = resolved.record
     if (r.status === 'revoked') throw unauthorized('Credential revoked')
     if (r.status === 'paused') throw unauthorized('Credential paused')

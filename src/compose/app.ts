@@ -42,6 +42,9 @@ import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.j
 import { providerRoutes } from '../api/providers/provider-routes.js'
 import type { ProviderTimings } from '../providers/provider-registry.js'
 import { REQUEST_ID } from '../kernel/request-id.js'
+import { oauthRoutes } from '../api/oauth/oauth-routes.js'
+import { protectedResources } from '../api/oauth/protected-resources.js'
+import { oauthAdminRoutes } from '../api/oauth/oauth-admin-routes.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -178,13 +181,19 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   routes.push(...contractRoutes(services, () => routes))
   routes.push(...templateRoutes(settings, () => routes))
 
-  const machine: MachineApiOptions = { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied }
+  // With sign-in for agents on, both surfaces also take OAuth access tokens issued for them (docs/mcp.md).
+  const protectedAt = settings.oauthEnabled ? protectedResources(settings) : undefined
+  const machine: MachineApiOptions = {
+    settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied,
+    oauth: protectedAt ? services.oauth : undefined, resource: protectedAt?.api,
+  }
   await machineApi(app, machine)
+  await oauthRoutes(app, services)
   // The MCP endpoint admits exactly the callers the machine API admits (docs/mcp.md). Loaded
   // here, not at the top: every CLI command imports this file, and only a served app needs the
   // MCP SDK (it costs about as much start-up time as Fastify).
   const { mcpEndpoint } = await import('../mcp/mcp-endpoint.js')
-  await mcpEndpoint(app, { services, routes, authenticate: makeAuthenticator(machine), onAnswered: ops.onAnswered, onDenied: ops.onDenied, onToolCall: ops.onToolCall })
+  await mcpEndpoint(app, { services, routes, authenticate: makeAuthenticator(machine, protectedAt?.mcp), onAnswered: ops.onAnswered, onDenied: ops.onDenied, onToolCall: ops.onToolCall })
   // Incidents are re-evaluated on a timer; pending signal counts are written on close.
   ops.start()
   app.addHook('onClose', async () => { await ops.close() })
@@ -200,7 +209,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   app.addHook('onClose', async () => { await services.jobs.close() })
   // A control-panel session also authenticates the admin API (docs/control-panel.md).
   const panelSessions = new PanelSessions(database, settings)
-  await adminApi(app, { services, routes: [webhookAdminRoutes, deliveryAdminRoutes, controlAdminRoutes, jobAdminRoutes, opsAdminRoutes], sessionResolver: panelSessions.adminResolver })
+  await adminApi(app, { services, routes: [webhookAdminRoutes, deliveryAdminRoutes, controlAdminRoutes, jobAdminRoutes, opsAdminRoutes, oauthAdminRoutes], sessionResolver: panelSessions.adminResolver })
   await controlPanel(app, { services, sessions: panelSessions, readiness: () => checkReadiness(services, ops.monitor), monitor: ops.monitor })
   // The dev test sink exists only in dev mode with the sink flag; otherwise its path is a 404.
   if (sinkEnabled(settings)) await registerTestSink(app, services)

@@ -18,10 +18,16 @@ import { ChangeSignal } from '../store/change-signal.js'
 import { siteSecret } from '../store/meta.js'
 import { WebhookService } from '../webhooks/webhook-service.js'
 import { ControlPlane } from '../control/control-plane.js'
-import { auditAdminTokenChange, auditCredentialChange, auditJobEvent, auditWebhookOperation } from '../control/audit-hooks.js'
+import { auditAdminTokenChange, auditCredentialChange, auditJobEvent, auditOAuthEvent, auditWebhookOperation } from '../control/audit-hooks.js'
 import { ProviderRegistry } from '../providers/provider-registry.js'
 import { JobRuntime } from '../jobs/job-runtime.js'
 import { MetricBuckets } from '../ops/metric-buckets.js'
+import { OAuthService } from '../oauth/oauth-service.js'
+import { revokeCredentialGrants } from '../oauth/oauth-grants.js'
+import type { CredentialChangeHook } from '../auth/credentials.js'
+import { BASE_PATH } from '../kernel/machine-route.js'
+import { MCP_PATH } from '../contract/service-info.js'
+import { PANEL_BASE } from '../panel/layout.js'
 
 
 export interface ServiceOptions {
@@ -45,7 +51,21 @@ export async function createServices(settings: Settings, database: Database, log
   const store = new ContentStore(database, resources, { hooks: [webhooks.outboxHook], onCommit: () => storage.noteWrite() })
   // Credential lifecycle changes land in the audit log, in their own transaction.
   const changes = new ChangeSignal(database, () => store.commits)
-  const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: auditCredentialChange })
+  // Revoking or deleting a credential an OAuth consent created ends its grants in the same
+  // transaction: every code, access and refresh token is gone before any process asks again.
+  const credentialChanged: CredentialChangeHook = async (tx, change) => {
+    await auditCredentialChange(tx, change)
+    if (change.action !== 'revoke' && change.action !== 'delete') return
+    const grants = await revokeCredentialGrants(tx, change.credential.id)
+    if (grants.length > 0) {
+      await auditOAuthEvent(tx, {
+        action: 'revoke', outcome: 'success', actor: change.by ?? { type: 'system', id: 'unattributed' }, entity: { type: 'credential', id: change.credential.id },
+        summary: `Ended ${grants.length} OAuth grant${grants.length === 1 ? '' : 's'} of credential ${change.credential.id} (${change.action})`,
+        metadata: { credentialId: change.credential.id, grantIds: grants, reason: change.action },
+      })
+    }
+  }
+  const credentials = new CredentialService(database, settings, { scopes, eventTypes: resources.eventTypes, onChange: credentialChanged })
   // A control execution made while its credential holds a job run open is that run's write
   // (origin `job`); the runtime is built below, and asked only when an action runs.
   const control = new ControlPlane(database, store, logger, scopes, { liveRunOf: (id): Promise<string | null> => jobs.liveRunOf(id) })
@@ -58,6 +78,15 @@ export async function createServices(settings: Settings, database: Database, log
     credentialExists: async (id) => ((await credentials.exists(id)) ? (await credentials.get(id)).scopes : null),
     logger,
     boundaryAxes: resources.boundaryAxes,
+  })
+  const providers = new ProviderRegistry(settings, logger)
+  const oauth = new OAuthService({
+    settings, database, credentials, logger, audit: auditOAuthEvent,
+    scopes: () => [...scopes.enabled(settings), ...providers.scopes()],
+    isKnownScope: (x) => scopes.isKnown(x),
+    // The MCP endpoint first: a client that names no resource gets tokens for it.
+    resources: [settings.baseUrl + MCP_PATH, settings.baseUrl + BASE_PATH],
+    consentPath: (uid) => `${PANEL_BASE}/oauth/consent/${uid}`,
   })
   return {
     settings,
@@ -75,7 +104,8 @@ export async function createServices(settings: Settings, database: Database, log
     pageCache: new PageCache(() => changes.version()),
     webhooks,
     control,
-    providers: new ProviderRegistry(settings, logger),
+    providers,
+    oauth,
     jobs,
     metricBuckets,
     storage,

@@ -6,6 +6,7 @@ import type { CredentialChangeHook } from '../auth/credentials.js'
 import type { AdminTokenChangeHook } from '../auth/admin-tokens.js'
 import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
 import type { JobAuditHook } from '../jobs/job-context.js'
+import type { OAuthAuditHook } from '../oauth/oauth-audit.js'
 import { appendAudit } from './audit-log.js'
 
 /**
@@ -77,4 +78,9 @@ export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
  */
 export const auditJobEvent: JobAuditHook = async (tx, e) => {
   await appendAudit(tx, { category: 'job', action: e.action, outcome: e.outcome, actor: e.actor, requestId: e.requestId, entity: e.entity, summary: e.summary, metadata: e.metadata })
+}
+
+/** Sign-in for agents: grants and refusals at the consent page, tokens issued, revocations (never a token or code). */
+export const auditOAuthEvent: OAuthAuditHook = async (tx, e) => {
+  await appendAudit(tx, { category: 'oauth', action: e.action, outcome: e.outcome, actor: e.actor, requestId: null, entity: e.entity, summary: e.summary, metadata: e.metadata })
 }

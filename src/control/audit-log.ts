@@ -8,7 +8,7 @@ import { AUDIT_GENESIS_HASH } from '../store/migrations/008-control-plane.js'
 import { canonicalJson, sha256Hex } from './canonical-json.js'
 import type { Actor } from './actor.js'
 
-export const AUDIT_CATEGORIES = ['policy', 'approval', 'execution', 'credential', 'webhook', 'job'] as const
+export const AUDIT_CATEGORIES = ['policy', 'approval', 'execution', 'credential', 'webhook', 'job', 'oauth'] as const
 export type AuditCategory = typeof AUDIT_CATEGORIES[number]
 export type AuditOutcome = 'success' | 'failure' | 'blocked' | 'denied'
 

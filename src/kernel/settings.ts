@@ -2,7 +2,7 @@
 // PLUGIN_GATEHOUSE_. Invalid values stop start-up with a message naming the setting; the
 // two maxima the spec gives (webhook timeout 60, attempts 10) clamp with a warning instead.
 import { existsSync, readFileSync } from 'node:fs'
-import { BlockList, isIP } from 'node:net'
+import { outboundUrlProblem } from './outbound-url.js'
 import { parseEnv } from 'node:util'
 import { pointsAtSink } from './sink-path.js'
 import { parseBoolean } from './booleans.js'
@@ -69,6 +69,22 @@ export interface Settings {
   /** The built-in redirects provider's file (CSV with a header row, or JSON lines). */
   readonly redirectsFile?: string
   readonly logLevel: string
+  /** OAuth 2.1 sign-in for agents (docs/mcp.md): the authorization server and the protected resources. */
+  readonly oauthEnabled: boolean
+  /** The authorization server's issuer; its path is always OAUTH_PATH (default: BASE_URL + OAUTH_PATH). */
+  readonly oauthIssuer: string
+  /** Clients may identify themselves by a Client ID Metadata Document URL. */
+  readonly oauthClientMetadataDocuments: boolean
+  /** Clients may register themselves (RFC 7591). */
+  readonly oauthDynamicRegistration: boolean
+  /** The most any OAuth grant may receive; unset: any scope of the catalogue. */
+  readonly oauthMaxScopes?: readonly string[]
+  readonly oauthAccessTokenTtlSeconds: number
+  readonly oauthRefreshTokenTtlDays: number
+  /** Fetch client metadata documents from link-local or cloud-metadata addresses too. */
+  readonly oauthMetadataAllowPrivate: boolean
+  /** A PEM file of extra certificate authorities trusted when fetching client metadata documents. */
+  readonly oauthMetadataCaFile?: string
   /** Settings that were clamped or ignored; readiness and diagnostics show them. */
   readonly warnings: readonly string[]
   /** Every setting read, by full name, in the order read: where its value came from (the panel's Settings screen). */
@@ -85,6 +101,8 @@ export class SettingsError extends Error {
 }
 
 const PREFIX = 'PLUGIN_GATEHOUSE_'
+/** Where the OAuth authorization server is mounted (its issuer's path). */
+export const OAUTH_PATH = '/gatehouse/oauth'
 type Env = Readonly<Record<string, string | undefined>>
 
 // Names the `.env` file supplied to process.env (loading twice must not make them look real).
@@ -179,6 +197,16 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
   }
 
   const tokenScopes = read('TOKEN_SCOPES')
+  const oauthIssuer = (read('OAUTH_ISSUER') ?? baseUrl + OAUTH_PATH).replace(/\/+$/, '')
+  checkUrl('OAUTH_ISSUER', oauthIssuer)
+  if (new URL(oauthIssuer).pathname !== OAUTH_PATH || new URL(oauthIssuer).search !== '') {
+    throw new SettingsError(PREFIX + 'OAUTH_ISSUER', `the issuer's path must be ${OAUTH_PATH}, where the authorization server is mounted (got "${oauthIssuer}")`)
+  }
+  const oauthMaxScopes = read('OAUTH_MAX_SCOPES')
+  const oauthMetadataCaFile = read('OAUTH_METADATA_CA_FILE')
+  if (oauthMetadataCaFile !== undefined && !existsSync(oauthMetadataCaFile)) {
+    throw new SettingsError(PREFIX + 'OAUTH_METADATA_CA_FILE', `no such file: ${oauthMetadataCaFile}`)
+  }
   return {
     databaseUrl,
     host,
@@ -216,6 +244,15 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
     providers,
     redirectsFile,
     logLevel: read('LOG_LEVEL') ?? 'info',
+    oauthEnabled: bool('OAUTH_ENABLED', true),
+    oauthIssuer,
+    oauthClientMetadataDocuments: bool('OAUTH_CLIENT_METADATA_DOCUMENTS', true),
+    oauthDynamicRegistration: bool('OAUTH_DYNAMIC_REGISTRATION', true),
+    oauthMaxScopes: oauthMaxScopes === undefined ? undefined : oauthMaxScopes.split(/[\s,]+/).filter(Boolean),
+    oauthAccessTokenTtlSeconds: int('OAUTH_ACCESS_TOKEN_TTL_SECONDS', 600, 60, { value: 3600, clamp: false }),
+    oauthRefreshTokenTtlDays: int('OAUTH_REFRESH_TOKEN_TTL_DAYS', 30, 1, { value: 365, clamp: false }),
+    oauthMetadataAllowPrivate: bool('OAUTH_METADATA_ALLOW_PRIVATE', false),
+    oauthMetadataCaFile,
     warnings,
     sources,
   }
@@ -237,31 +274,13 @@ function redisPrefix(value: string): string {
   return value
 }
 
-// Link-local addresses (where cloud metadata services answer: 169.254.169.254) and the
-// other metadata endpoints: a webhook pointed there would post our events, signed, to a
-// service that hands out the host's cloud credentials.
-const PRIVATE_TARGETS = new BlockList()
-PRIVATE_TARGETS.addSubnet('169.254.0.0', 16, 'ipv4')
-PRIVATE_TARGETS.addSubnet('fe80::', 10, 'ipv6')
-PRIVATE_TARGETS.addAddress('100.100.100.200', 'ipv4') // Alibaba Cloud metadata
-PRIVATE_TARGETS.addAddress('fd00:ec2::254', 'ipv6') // AWS metadata over IPv6
-const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal'])
-
-/** The webhook receiver: http(s), no userinfo, and not a link-local or metadata address unless allowed. */
+/** The webhook receiver: the outbound URL rules (kernel/outbound-url.ts). */
 function checkWebhookUrl(value: string, allowPrivate: boolean): void {
-  const name = PREFIX + 'WEBHOOK_URL'
   checkUrl('WEBHOOK_URL', value)
-  const u = new URL(value)
-  // Userinfo would be sent to the receiver and shown wherever the URL is; and `https://trusted@evil`
-  // reads as one host while pointing at another.
-  if (u.username !== '' || u.password !== '') throw new SettingsError(name, 'must not contain a user name or password (user:pass@host)')
-  if (allowPrivate) return
-  const host = u.hostname.replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase()
-  const family = isIP(host)
-  const blocked = METADATA_HOSTS.has(host) || (family !== 0 && PRIVATE_TARGETS.check(host, family === 6 ? 'ipv6' : 'ipv4'))
-  if (blocked) {
-    throw new SettingsError(name, `${u.hostname} is a link-local or cloud-metadata address; set PLUGIN_GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true if the receiver really is there`)
-  }
+  const problem = outboundUrlProblem(value, allowPrivate)
+  if (problem === undefined) return
+  const hint = problem.includes('link-local') ? '; set PLUGIN_GATEHOUSE_WEBHOOK_ALLOW_PRIVATE=true if the receiver really is there' : ''
+  throw new SettingsError(PREFIX + 'WEBHOOK_URL', problem + hint)
 }
 
 function parseCredentials(raw: string | undefined): ConfiguredCredential[] {

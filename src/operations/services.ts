@@ -20,6 +20,7 @@ import type { JobRuntime } from '../jobs/job-runtime.js'
 import type { MetricBuckets } from '../ops/metric-buckets.js'
 import type { PageCache } from './page-cache.js'
 import type { StorageHealth } from '../store/storage-health.js'
+import type { OAuthService } from '../oauth/oauth-service.js'
 
 export interface Services {
   readonly settings: Settings
@@ -49,6 +50,8 @@ export interface Services {
   readonly metricBuckets: MetricBuckets
   /** Whether the database's disk is full, as this process last saw (507 STORAGE_FULL until a write succeeds). */
   readonly storage: StorageHealth
+  /** Sign-in for agents (DESIGN §15): the authorization server, consent, OAuth access tokens. */
+  readonly oauth: OAuthService
   readonly logger: Logger
   readonly startedAt: number
 }

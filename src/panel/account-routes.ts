@@ -47,7 +47,8 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
 
   panel.get('/accounts/:id', async (request, reply) => {
     const c = await credentials.get(credentialId(request.params))
-    return renderPage(ctx, request, reply, { ...page, title: c.label }, accountDetailView(sessionOf(request), c, resources.boundaryAxes))
+    const oauth = (await ctx.services.oauth.grants()).filter((g) => g.credentialId === c.id)
+    return renderPage(ctx, request, reply, { ...page, title: c.label }, accountDetailView(sessionOf(request), c, resources.boundaryAxes, oauth))
   })
 
   panel.get('/accounts/:id/confirm/:action', async (request, reply) => {

@@ -27,6 +27,7 @@ import { deliveryRoutes } from './delivery-routes.js'
 import { incidentRoutes } from './incident-routes.js'
 import { policyRoutes } from './policy-routes.js'
 import { settingsRoutes } from './settings-routes.js'
+import { oauthConsentRoutes } from './oauth-consent-routes.js'
 
 export interface ControlPanelOptions {
   readonly services: Services
@@ -135,5 +136,6 @@ export async function controlPanel(app: FastifyInstance, opts: ControlPanelOptio
       await auditRoutes(panel, ctx)
     }
     await settingsRoutes(panel, ctx)
+    if (opts.services.settings.oauthEnabled) await oauthConsentRoutes(panel, ctx)
   }, { prefix: PANEL_BASE })
 }

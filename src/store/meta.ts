@@ -28,3 +28,12 @@ export async function siteSecret(db: Db, key: string): Promise<Buffer> {
     .onConflict((oc) => oc.column('key').doNothing()).execute()
   return Buffer.from((await getMeta(db, key)) as string, 'hex')
 }
+
+/** A value created once per site by `create` (a signing key, say) and shared by every process: the first writer wins. */
+export async function siteValue(db: Db, key: string, create: () => string): Promise<string> {
+  const existing = await getMeta(db, key)
+  if (existing) return existing
+  await db.insertInto('meta').values({ key, value: create() })
+    .onConflict((oc) => oc.column('key').doNothing()).execute()
+  return (await getMeta(db, key)) as string
+}

@@ -54,7 +54,7 @@ test('unknown and flag-disabled routes answer 401 without a token and 404 with o
       const anon = await app.get(`/gatehouse/v1${path}`)
       assert.equal(anon.statusCode, 401, path)
       assert.equal(anon.json().error.code, 'UNAUTHORIZED')
-      assert.equal(anon.headers['www-authenticate'], 'Bearer realm="gatehouse"')
+      assert.equal(anon.headers['www-authenticate'], `Bearer realm="gatehouse", resource_metadata="${app.services.settings.baseUrl}/.well-known/oauth-protected-resource/gatehouse/v1"`)
       const authed = await app.get(`/gatehouse/v1${path}`, token)
       assert.equal(authed.statusCode, 404, path)
       assert.equal(authed.json().error.code, 'NOT_FOUND')

@@ -39,7 +39,9 @@ for (const dialect of await testDialects()) {
       const res = await post(base, INITIALIZE, headers)
       assert.equal(res.status, 401, what)
       assert.match(res.headers.get('content-type') ?? '', /^application\/json/)
-      assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="gatehouse"')
+      // Names the resource's OAuth metadata (RFC 9728); a token that did not pass is invalid_token (RFC 6750).
+      const invalidToken = what === 'none' ? '' : ', error="invalid_token"'
+      assert.equal(res.headers.get('www-authenticate'), `Bearer realm="gatehouse"${invalidToken}, resource_metadata="${app.services.settings.baseUrl}/.well-known/oauth-protected-resource/gatehouse/mcp"`)
       const body = await res.json() as { error: { code: string; message: string }; requestId: string }
       assert.equal(body.error.code, 'UNAUTHORIZED', what)
       assert.equal(body.error.message, message, what)

@@ -81,6 +81,7 @@ const OWNERS: Readonly<Record<string, RegExp>> = {
   jobs: /^workflow(s|_runs)$/,
   ops: /^ops_/,
   integration: /^sync_checkpoints$/,
+  oauth: /^oauth_(models|clients|grants)$/,
 }
 
 const SQL_MARK = /\b(selectFrom|insertInto|updateTable|deleteFrom|innerJoin|leftJoin)\(\s*['"]([a-z_]+)/g

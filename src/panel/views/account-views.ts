@@ -10,8 +10,9 @@ import { accountFields, INTEREST_ACTIONS, type AccountFormValues } from '../acco
 import { describeBoundary, type BoundaryAxis } from '../../resources/boundary-axes.js'
 import { errorSummary, fieldError, invalidAttrs, type FieldErrors } from '../field-errors.js'
 import { cell } from './format.js'
+import type { GrantLink } from '../../oauth/oauth-grants.js'
 
-const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
+export const GROUP_TITLES: Record<ScopeInfo['group'], string> = {
   contract: 'Contract and identity', operations: 'Operations and observability', content: 'Content', commerce: 'Commerce',
   people: 'People (personal data)', integration: 'Integration, sync and jobs', webhooks: 'Webhook operations', control: 'Control plane (experimental)',
   providers: 'External providers',
@@ -70,7 +71,8 @@ export function tokenView(c: CredentialRecord, token: string, verb: 'created' | 
     <p><a href="${PANEL_BASE}/accounts/${c.id}">Done</a></p></section>`
 }
 
-export function accountDetailView(s: PanelSession, c: CredentialRecord, axes: readonly BoundaryAxis[]): Html {
+/** `oauth`: the grants an OAuth consent linked to this credential (it was created by one). */
+export function accountDetailView(s: PanelSession, c: CredentialRecord, axes: readonly BoundaryAxis[], oauth: readonly GrantLink[] = []): Html {
   const base = `${PANEL_BASE}/accounts/${c.id}`
   const managed = c.source === 'managed'
   const actions = !managed ? html`<p class="muted">This credential is kept in configuration (${c.source}); change it there.</p>`
@@ -80,7 +82,8 @@ export function accountDetailView(s: PanelSession, c: CredentialRecord, axes: re
         <a href="${base}/confirm/revoke">Revoke…</a><a href="${base}/confirm/delete">Delete…</a></div>`
   const b = c.boundaries
   return html`<h1>${c.label}</h1><section><dl class="kv">
-    <dt>Id</dt><dd><code>${c.id}</code></dd><dt>Status</dt><dd>${status(c)}</dd><dt>Token</dt><dd><code>${c.tokenHint}</code> <span class="muted">(hint only)</span></dd>
+    <dt>Id</dt><dd><code>${c.id}</code></dd><dt>Status</dt><dd>${status(c)}</dd>
+    ${oauth.length > 0 ? html`<dt>Granted through OAuth</dt><dd id="oauth-grant">to client <code>${oauth[0].clientId}</code> by ${oauth[0].grantedBy}, ${when(oauth[0].updatedAt)}; revoking ends its access and refresh tokens</dd>` : ''}<dt>Token</dt><dd><code>${c.tokenHint}</code> <span class="muted">(hint only)</span></dd>
     <dt>Scopes</dt><dd>${c.scopes.map((x) => html`<code>${x}</code> `)}</dd>
     <dt>Expires</dt><dd>${when(c.expiresAt)}</dd><dt>IP allowlist</dt><dd>${c.ipAllowlist.length > 0 ? c.ipAllowlist.join(', ') : 'any address'}</dd>
     <dt>Webhook interests</dt><dd>${c.webhookInterests.length > 0 ? c.webhookInterests.map((w) => `${w.resourceType}: ${w.actions.join(', ')}`).join('; ') : 'none'}</dd>

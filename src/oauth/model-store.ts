@@ -1,0 +1,100 @@
+// The oidc-provider adapter: every model the library persists (authorization codes, access
+// and refresh tokens, grants, sessions, interactions, registered clients) is one row of
+// `oauth_models`, in the Gatehouse database, so every serving process answers for the
+// authorization server and a restart loses nothing. Rows are keyed by the SHA-256 digest of
+// the model's id and the id is left out of the stored payload: for codes and tokens the id is
+// the secret itself, so nothing stored can be presented as a token. The library looks models
+// up by id, which it always has in hand, so the digest is all a lookup needs.
+import { createHash } from 'node:crypto'
+import type { Database } from '../store/database.js'
+
+type Payload = Record<string, unknown>
+
+/** The adapter interface oidc-provider calls (its `adapter` option takes a class of this shape). */
+export interface ModelAdapter {
+  upsert(id: string, payload: Payload, expiresIn?: number): Promise<void>
+  find(id: string): Promise<Payload | undefined>
+  findByUid(uid: string): Promise<Payload | undefined>
+  findByUserCode(userCode: string): Promise<Payload | undefined>
+  consume(id: string): Promise<void>
+  destroy(id: string): Promise<void>
+  revokeByGrantId(grantId: string): Promise<void>
+}
+
+const digest = (id: string) => createHash('sha256').update(id).digest('hex')
+/** Expired rows are swept now and then while writing, not on a timer of their own. */
+const SWEEP_EVERY = 200
+
+/** A class oidc-provider instantiates once per model name, writing to `database`. */
+export function modelAdapterClass(database: Database): new (model: string) => ModelAdapter {
+  let writes = 0
+  const db = database.db
+  return class SqlModelAdapter implements ModelAdapter {
+    constructor(private readonly model: string) {}
+
+    async upsert(id: string, payload: Payload, expiresIn?: number): Promise<void> {
+      const now = Date.now()
+      const { jti: _secret, ...rest } = payload
+      // A grant's own rows and every token issued under it share grant_id, so revoking the
+      // grant (revokeByGrantId) removes them all at once.
+      const grantId = typeof payload.grantId === 'string' ? payload.grantId : this.model === 'Grant' ? id : null
+      const row = {
+        payload: JSON.stringify(rest),
+        grant_id: grantId,
+        uid: typeof payload.uid === 'string' ? payload.uid : null,
+        expires_at: expiresIn ? now + expiresIn * 1000 : null,
+      }
+      await db.insertInto('oauth_models').values({ model: this.model, id_digest: digest(id), consumed_at: null, ...row })
+        .onConflict((oc) => oc.columns(['model', 'id_digest']).doUpdateSet(row)).execute()
+      if (++writes % SWEEP_EVERY === 0) await db.deleteFrom('oauth_models').where('expires_at', '<', now).execute()
+    }
+
+    async find(id: string): Promise<Payload | undefined> {
+      const row = await db.selectFrom('oauth_models').select(['payload', 'expires_at', 'consumed_at'])
+        .where('model', '=', this.model).where('id_digest', '=', digest(id)).executeTakeFirst()
+      return row ? this.payloadOf(row, id) : undefined
+    }
+
+    async findByUid(uid: string): Promise<Payload | undefined> {
+      // Only sessions are looked up by uid; their id is not needed back (the library reads it from the cookie).
+      const row = await db.selectFrom('oauth_models').select(['payload', 'expires_at', 'consumed_at'])
+        .where('model', '=', this.model).where('uid', '=', uid).executeTakeFirst()
+      return row ? this.payloadOf(row, undefined) : undefined
+    }
+
+    async findByUserCode(): Promise<Payload | undefined> {
+      // The device flow is not enabled: there are no user codes.
+      return undefined
+    }
+
+    async consume(id: string): Promise<void> {
+      await db.updateTable('oauth_models').set({ consumed_at: Date.now() })
+        .where('model', '=', this.model).where('id_digest', '=', digest(id)).execute()
+    }
+
+    async destroy(id: string): Promise<void> {
+      await db.deleteFrom('oauth_models').where('model', '=', this.model).where('id_digest', '=', digest(id)).execute()
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await db.deleteFrom('oauth_models').where('model', '=', this.model).where('grant_id', '=', grantId).execute()
+    }
+
+    private payloadOf(row: Record<string, unknown>, id: string | undefined): Payload | undefined {
+      if (row.expires_at !== null && Number(row.expires_at) <= Date.now()) return undefined
+      const payload = JSON.parse(row.payload as string) as Payload
+      if (id !== undefined && this.model !== 'Client') payload.jti = id
+      if (row.consumed_at !== null) payload.consumed = Math.floor(Number(row.consumed_at) / 1000)
+      return payload
+    }
+  }
+}
+
+/** What a grant issues: revoking the grant removes these and the grant (interactions and sessions stay). */
+const ISSUED_UNDER_GRANT = ['Grant', 'AuthorizationCode', 'AccessToken', 'RefreshToken', 'ClientCredentials', 'DeviceCode', 'BackchannelAuthenticationRequest']
+
+/** Removes every code and token of these grants, and the grants: the next use of any of them fails. */
+export async function revokeGrants(db: Database['db'], grantIds: readonly string[]): Promise<void> {
+  if (grantIds.length === 0) return
+  await db.deleteFrom('oauth_models').where('grant_id', 'in', grantIds).where('model', 'in', ISSUED_UNDER_GRANT).execute()
+}
