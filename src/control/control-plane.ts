@@ -22,6 +22,7 @@ import { ApprovalExpiry } from './approval-expiry.js'
 import { checkPendingApprovals } from './approval-limits.js'
 import { PolicyGovernance, POLICY_UPSERT } from './policy-governance.js'
 import type { Step } from './steps.js'
+import { RoundTripUses } from './round-trip-uses.js'
 
 export interface ApprovalRequest {
   readonly actionType: string
@@ -40,6 +41,8 @@ export class ControlPlane {
   readonly expiry: ApprovalExpiry
   /** Policy changes: operators directly; credentials directly unless they relax control. */
   readonly policyChanges: PolicyGovernance
+  /** Single use of approval round-trip request states (MCP 2026-07-28), across processes. */
+  readonly roundTrips: RoundTripUses
   /** Test-only seams (see ExecuteDeps.testHooks). */
   readonly testHooks: { afterSteps?: Step } = {}
 
@@ -49,6 +52,7 @@ export class ControlPlane {
     this.executions = new ExecutionStore(database)
     this.expiry = new ApprovalExpiry(this.approvals, logger)
     this.policyChanges = new PolicyGovernance(database, this.policies, this.approvals, this.expiry, store.resources)
+    this.roundTrips = new RoundTripUses(database)
   }
 
   /** Appends one audit record in a transaction of its own. */

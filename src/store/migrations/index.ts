@@ -20,8 +20,9 @@ import { adminTokens } from './014-admin-tokens.js'
 import { mcpSessions } from './015-mcp-sessions.js'
 import type { Migration } from './migration.js'
 import { changeOrigin } from './016-change-origin.js'
+import { controlRoundTrips } from './017-control-round-trips.js'
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions, changeOrigin]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions, changeOrigin, controlRoundTrips]
 
 export interface MigrationResult {
   readonly name: string
