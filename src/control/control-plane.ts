@@ -23,6 +23,7 @@ import { checkPendingApprovals } from './approval-limits.js'
 import { PolicyGovernance, POLICY_UPSERT } from './policy-governance.js'
 import type { Step } from './steps.js'
 import { RoundTripUses } from './round-trip-uses.js'
+import { recordedProvenance, type ApprovalSurface } from './provenance.js'
 
 export interface ApprovalRequest {
   readonly actionType: string
@@ -75,7 +76,8 @@ export class ControlPlane {
    * audited) outside the caller's boundaries or under a disabled policy; a payload that
    * names nothing or breaks a limit is a 400 naming it.
    */
-  async requestApproval(caller: Caller, body: ApprovalRequest, requestId: string | null): Promise<Approval> {
+  async requestApproval(caller: Caller, request: ApprovalRequest, requestId: string | null, surface: ApprovalSurface = 'api'): Promise<Approval> {
+    const body = { ...request, metadata: recordedProvenance(request.metadata, surface) }
     // A policy change that relaxes control is approved like an action (policy-governance.ts).
     if (body.actionType === POLICY_UPSERT) return this.policyChanges.requestChange(caller, body, requestId)
     const action = actionOrThrow(body.actionType)
