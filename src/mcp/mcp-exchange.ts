@@ -65,7 +65,8 @@ export function mcpService(parts: ExchangeParts): McpService {
       const response = await handler.fetch(web, { authInfo, parsedBody: body })
       reply.code(response.status)
       response.headers.forEach((value, name) => {
-        if (name !== 'content-length') reply.header(name, value)
+        // Ours stays: no-store, as on the machine API (answers carry records and scopes).
+        if (name !== 'content-length' && name !== 'cache-control') reply.header(name, value)
       })
       if (response.body === null) return reply.send()
       if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {

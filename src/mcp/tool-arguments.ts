@@ -34,5 +34,16 @@ export function checkArguments(tool: McpTool, args: Record<string, unknown>): { 
   const filled = structuredClone(args)
   const validate = validatorOf(tool)
   if (validate(filled)) return { args: filled }
-  return { error: invalidMany(validationDetails(validate.errors ?? [], tool.context, tool.input as never)) }
+  const details = validationDetails(validate.errors ?? [], tool.context, tool.input as never)
+  return { error: invalidMany(details.map((d) => ({ ...d, problem: enumeration(tool, d.param) ?? d.problem }))) }
+}
+
+/**
+ * An argument whose schema is a set of strings, sent as another JSON type (`lowStock: true`):
+ * Ajv reports the type of each branch; the HTTP API, which only ever sees text, says the values.
+ */
+function enumeration(tool: McpTool, param: string): string | undefined {
+  const schema = tool.input.properties[param] as { anyOf?: { const?: unknown }[] } | undefined
+  const values = schema?.anyOf?.map((b) => b.const)
+  return values && values.length > 0 && values.every((v) => typeof v === 'string') ? `must be one of: ${values.join(', ')}` : undefined
 }
