@@ -47,7 +47,9 @@ const protocolError = (code: ProtocolErrorCode, message: string) => new Protocol
 
 /** The round trip of one 2026-07-28 call: the verified state it echoed, and minting bound to this request. */
 function roundTripOf(codec: RequestStateCodec<RoundTripState>, reqCtx: ServerContext): RoundTrip {
-  const declared = reqCtx.mcpReq._meta?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+  // The SDK lifts the request's `_meta` envelope (version, client info, capabilities) into `envelope`.
+  const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
   return {
     state: reqCtx.mcpReq.requestState<RoundTripState>(),
     canAskUrl: declared?.elicitation?.url !== undefined,
