@@ -2,7 +2,7 @@
 // change feed. A stream watches `gatehouse://records/<family>` and `…/<family>/<id>` URIs;
 // it reads the feed after the position it started at, as the caller (listChanges: the
 // family's read scope, owner visibility, the read boundary are the feed's own), and sends
-// `notifications/resources/updated` for each change to a watched URI with `position`, the
+// `notifications/resources/updated` for each change to a watched URI with `_meta.position`, the
 // feed position `GET /changes?after=`, `GET /changes/position`, list_changes and webhooks
 // name the same way. It wakes on every commit the process hears of (ChangeSignal: this
 // process's, and on PostgreSQL every process's through LISTEN/NOTIFY) and, to catch another
@@ -83,7 +83,7 @@ export class ChangeSubscriptions {
       try {
         do {
           again = false
-          position = await this.deliver(caller, types, watched, position, (uri, at) => send({ method: 'notifications/resources/updated', params: { uri, position: at, _meta: { [SUBSCRIPTION_ID]: id, position: at } } }))
+          position = await this.deliver(caller, types, watched, position, (uri, at) => send({ method: 'notifications/resources/updated', params: { uri, _meta: { [SUBSCRIPTION_ID]: id, position: at } } }))
         } while (again)
       } catch (err) {
         // A failed read (the database away) is tried again at the next wake-up, from the same position.
