@@ -14,6 +14,7 @@ export interface TwoProcesses {
   readonly ids: Readonly<Record<string, number>>
   readonly urls: readonly [string, string]
   /** A request to the admin API of instance `app` (an operator's action). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   admin(app: TestApp, method: 'GET' | 'POST' | 'PUT' | 'PATCH', url: string, body?: unknown): Promise<{ statusCode: number; json(): any }>
   close(): Promise<void>
 }
@@ -62,5 +63,6 @@ export async function modernRequest(baseUrl: string, token: string, method: stri
     body: JSON.stringify(body),
   })
   const text = await res.text()
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   return { status: res.status, headers: res.headers, body: JSON.parse(text) as { result?: any; error?: { code: number; message: string; data?: any } } }
 }
