@@ -23,6 +23,8 @@ import { checkPendingApprovals } from './approval-limits.js'
 import { PolicyGovernance, POLICY_UPSERT } from './policy-governance.js'
 import type { Step } from './steps.js'
 import { NO_LIVE_RUNS, type LiveRuns } from '../kernel/live-runs.js'
+import { RoundTripUses } from './round-trip-uses.js'
+import { recordedProvenance, type ApprovalSurface } from './provenance.js'
 
 export interface ApprovalRequest {
   readonly actionType: string
@@ -41,6 +43,8 @@ export class ControlPlane {
   readonly expiry: ApprovalExpiry
   /** Policy changes: operators directly; credentials directly unless they relax control. */
   readonly policyChanges: PolicyGovernance
+  /** Single use of approval round-trip request states (MCP 2026-07-28), across processes. */
+  readonly roundTrips: RoundTripUses
   /** Test-only seams (see ExecuteDeps.testHooks). */
   readonly testHooks: { afterSteps?: Step } = {}
 
@@ -50,6 +54,7 @@ export class ControlPlane {
     this.executions = new ExecutionStore(database)
     this.expiry = new ApprovalExpiry(this.approvals, logger)
     this.policyChanges = new PolicyGovernance(database, this.policies, this.approvals, this.expiry, store.resources)
+    this.roundTrips = new RoundTripUses(database)
   }
 
   /** Appends one audit record in a transaction of its own. */
@@ -72,7 +77,8 @@ export class ControlPlane {
    * audited) outside the caller's boundaries or under a disabled policy; a payload that
    * names nothing or breaks a limit is a 400 naming it.
    */
-  async requestApproval(caller: Caller, body: ApprovalRequest, requestId: string | null): Promise<Approval> {
+  async requestApproval(caller: Caller, request: ApprovalRequest, requestId: string | null, surface: ApprovalSurface = 'api'): Promise<Approval> {
+    const body = { ...request, metadata: recordedProvenance(request.metadata, surface) }
     // A policy change that relaxes control is approved like an action (policy-governance.ts).
     if (body.actionType === POLICY_UPSERT) return this.policyChanges.requestChange(caller, body, requestId)
     const action = actionOrThrow(body.actionType)

@@ -1,20 +1,32 @@
-// /gatehouse/mcp: the Model Context Protocol over the SDK's Streamable HTTP transport, behind
-// the machine API's own authenticator (bearer token, expiry, allowlist, rate limit, metrics).
-// The transport runs stateless, one per request, answering JSON; sessions are ours and live
-// in the database (McpSessions), so any process continues a session any other one started:
-// `initialize` opens one bound to the credential and hands its id out in Mcp-Session-Id;
-// every later request must bring it, with the same credential.
+// /gatehouse/mcp: the Model Context Protocol over Streamable HTTP, behind the machine API's
+// own authenticator (bearer token, expiry, allowlist, rate limit, metrics). Both revisions on
+// one URL, told apart by the request itself:
+// - 2026-07-28 (the `_meta` envelope): stateless. No session, nothing looked up per request
+//   beyond the caller; the client names itself in each request's `_meta`.
+//   `subscriptions/listen` is served here from the change feed (change-subscriptions.ts).
+// - 2025-11-25: `initialize` opens a session in the database (McpSessions, capped per
+//   credential, swept when idle) and hands its id out in Mcp-Session-Id; later requests
+//   bring it, with the same credential, and their approvals carry the name from initialize.
+// The SDK (mcp-exchange.ts) answers the message either way. A store failure before the SDK
+// is reached (authentication, the session) answers a JSON-RPC error the client shows the
+// model, not an HTTP 503 it would report as a broken transport.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { MachineApiOptions } from '../api/machine-api.js'
+import { storeErrors, toApiError } from '../api/error-handler.js'
 import type { Caller } from '../kernel/caller.js'
 import { ApiError } from '../kernel/errors.js'
 import { MCP_PATH } from '../contract/service-info.js'
 import type { MachineRoute } from '../kernel/machine-route.js'
 import type { Services } from '../operations/services.js'
+import { siteSecret } from '../store/meta.js'
+import { McpSessions } from '../auth/mcp-sessions.js'
 import { mcpResources } from './mcp-resources.js'
 import type { McpHooks } from './mcp-server.js'
-import { McpSessions, type McpSession } from '../auth/mcp-sessions.js'
+import type { DeclaredClient } from './mcp-tool.js'
 import { ToolCatalog } from './tool-catalog.js'
+import { declaredClient, messageOf, rpcError, storeDown, type McpMessage } from './mcp-messages.js'
+import { ChangeSubscriptions } from './change-subscriptions.js'
+import type { McpService } from './mcp-exchange.js'
 
 export interface McpEndpointOptions {
   readonly services: Services
@@ -28,25 +40,31 @@ export interface McpEndpointOptions {
 }
 
 const SESSION_HEADER = 'mcp-session-id'
-/** Client name and version become approval provenance: printable text of reasonable length. */
-const CLIENT_TEXT = /^[^\p{Cc}]{1,200}$/u
-
-/** A JSON-RPC error answer, as the SDK's transport gives them (id null: not tied to one message). */
-function rpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply.code(status).type('application/json; charset=utf-8').send({ jsonrpc: '2.0', error: { code, message }, id: null })
-}
 
 export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions): Promise<void> {
   const { services } = opts
+  const store = storeErrors(services.database, services.storage)
   const tools = new ToolCatalog(services, opts.routes)
   const resources = mcpResources(services, opts.routes)
   const sessions = new McpSessions(services.database)
+  const subscriptions = new ChangeSubscriptions(services)
   const allowedOrigin = new URL(services.settings.baseUrl).origin
   const started = new WeakMap<FastifyRequest, number>()
+  /** Requests whose authentication failed because the store did: answered in the handler, where the message id is known. */
+  const unavailable = new WeakMap<FastifyRequest, ApiError>()
   // The SDK (and zod under it) is loaded at the first MCP request, not at start-up: it is
-  // about 6 MB of an idle server's memory, which most sites never use.
-  let exchange: Promise<typeof import('./mcp-exchange.js')> | undefined
-  const sdk = () => (exchange ??= import('./mcp-exchange.js'))
+  // several MB of an idle server's memory, which most sites never use.
+  let service: Promise<McpService> | undefined
+  const sdk = () => (service ??= (async () => {
+    const { mcpService } = await import('./mcp-exchange.js')
+    const stateKey = await siteSecret(services.database.db, 'mcp_request_state_secret')
+    return mcpService({ tools, resources, store, stateKey, onError: (err) => services.logger.debug({ err }, 'MCP request refused by the SDK') })
+  })())
+
+  app.addHook('preClose', async () => {
+    subscriptions.closeAll()
+    if (service) await (await service).close()
+  })
 
   const guarded = {
     config: { metricsKey: 'mcp' },
@@ -57,7 +75,13 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
       // DNS rebinding (MCP transport rules): a browser page may only call from our own origin.
       const origin = request.headers.origin
       if (origin !== undefined && origin !== allowedOrigin) throw new ApiError('FORBIDDEN', `Origin ${origin} is not allowed; calls from a browser must come from ${allowedOrigin}`)
-      await opts.authenticate(request, reply)
+      try {
+        await opts.authenticate(request, reply)
+      } catch (err) {
+        const known = toApiError(err, request, store)
+        if (request.method !== 'POST' || known?.code !== 'SERVICE_UNAVAILABLE') throw err
+        unavailable.set(request, known)
+      }
     },
     onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
       opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()))
@@ -65,45 +89,61 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
   }
 
   app.post(MCP_PATH, guarded, async (request, reply) => {
-    const caller = request.caller as Caller
     const body = request.body
-    const messages: unknown[] = Array.isArray(body) ? body : [body]
     // One message per request: a batch would make many calls for one rate-limit hit (and the
     // protocol dropped batching in 2025-06-18; the SDK's client never sends one).
-    if (messages.length !== 1) return rpcError(reply, 400, -32600, 'Invalid Request: send one JSON-RPC message per request; batches are not accepted')
-    const { isInitializeRequest, answer } = await sdk()
-    const init = isInitializeRequest(messages[0]) ? messages[0] : undefined
-    let session: McpSession | undefined
-    if (init) {
-      const { name, version } = init.params.clientInfo
-      if (!CLIENT_TEXT.test(name) || !CLIENT_TEXT.test(version)) {
-        return rpcError(reply, 400, -32602, 'Invalid params: clientInfo.name and clientInfo.version must be 1–200 printable characters')
-      }
-      session = await sessions.create(caller.credentialId, { name, version })
-      reply.header('Mcp-Session-Id', session.id)
-    } else {
-      const id = request.headers[SESSION_HEADER]
-      if (typeof id !== 'string' || id === '') return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required; send initialize first')
-      // Unknown, idle too long, or opened by another credential: all answered alike.
-      session = await sessions.resolve(id, caller.credentialId)
-      if (!session) return rpcError(reply, 404, -32001, 'Session not found')
+    if (Array.isArray(body) && body.length !== 1) return rpcError(reply, 400, -32600, 'Invalid Request: send one JSON-RPC message per request; batches are not accepted', null)
+    const message = messageOf(Array.isArray(body) ? body[0] : body)
+    const down = unavailable.get(request)
+    if (down) return storeDown(reply, message, down)
+    const caller = request.caller as Caller
+    try {
+      const client = message.modern ? declaredClient(message) : await legacySession(request, reply, message, caller)
+      if (typeof client !== 'object') return client
+      if ('problem' in client) return rpcError(reply, 400, -32602, client.problem, message.id)
+      const context = { services, caller, client, requestId: request.id }
+      if (message.modern && message.method === 'subscriptions/listen') return subscriptions.listen(request, reply, message, context)
+      const hooks: McpHooks = { onToolCall: opts.onToolCall, onScopeDenied: () => opts.onDenied?.('scope', request) }
+      await (await sdk()).answer(request, reply, body, { context, hooks })
+    } catch (err) {
+      const known = toApiError(err, request, store)
+      if (known?.code === 'SERVICE_UNAVAILABLE' || known?.code === 'CONFLICT') return storeDown(reply, message, known)
+      throw err
     }
-
-    const hooks: McpHooks = { onToolCall: opts.onToolCall, onScopeDenied: () => opts.onDenied?.('scope', request) }
-    await answer(request, reply, body, { tools, resources, context: { services, caller, session, requestId: request.id }, hooks })
   })
 
-  // No server-initiated stream: the transport rules let a server answer GET with 405.
+  /**
+   * 2025-11-25: the client named in `initialize` (which opens a session), or in the session
+   * the request brings. An answer already sent (no session, unknown session) ends the request.
+   */
+  async function legacySession(request: FastifyRequest, reply: FastifyReply, message: McpMessage, caller: Caller): Promise<DeclaredClient | { problem: string } | FastifyReply> {
+    if (message.method === 'initialize') {
+      const client = declaredClient(message)
+      if ('problem' in client) return client
+      const session = await sessions.create(caller.credentialId, client)
+      reply.header('Mcp-Session-Id', session.id)
+      return client
+    }
+    const id = request.headers[SESSION_HEADER]
+    if (typeof id !== 'string' || id === '') return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required; send initialize first (or send 2026-07-28 requests, which need no session)', message.id)
+    // Unknown, idle too long, or opened by another credential: all answered alike.
+    const session = await sessions.resolve(id, caller.credentialId)
+    if (!session) return rpcError(reply, 404, -32001, 'Session not found', message.id)
+    return { name: session.clientName, version: session.clientVersion }
+  }
+
+  // No server-initiated stream: the transport rules let a server answer GET with 405
+  // (2026-07-28 streams changes on subscriptions/listen instead).
   app.get(MCP_PATH, guarded, async (_request, reply) => {
     reply.header('Allow', 'POST, DELETE')
     throw new ApiError('METHOD_NOT_ALLOWED', `Method GET is not allowed on ${MCP_PATH}: this server sends no stream of its own; allowed: POST, DELETE`)
   })
 
-  // The client ends its session.
+  // A 2025-11-25 client ends its session.
   app.delete(MCP_PATH, guarded, async (request, reply) => {
     const id = request.headers[SESSION_HEADER]
-    if (typeof id !== 'string' || id === '') return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required')
-    if (!(await sessions.end(id, (request.caller as Caller).credentialId))) return rpcError(reply, 404, -32001, 'Session not found')
+    if (typeof id !== 'string' || id === '') return rpcError(reply, 400, -32000, 'Bad Request: Mcp-Session-Id header is required', null)
+    if (!(await sessions.end(id, (request.caller as Caller).credentialId))) return rpcError(reply, 404, -32001, 'Session not found', null)
     return reply.code(204).send()
   })
 }

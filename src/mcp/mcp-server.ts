@@ -1,24 +1,22 @@
-// The MCP server for one HTTP request: the SDK's low-level Server with the tool and resource
-// handlers bound to this request's caller and session. The tool list and the JSON Schemas
-// are computed once per app (ToolCatalog); a Server costs a few handler registrations.
+// The MCP server for one HTTP request: the SDK's low-level Server (v2 line) with the tool and
+// resource handlers bound to this request's caller and declared client. The SDK builds one
+// per request for both revisions (createMcpHandler's factory); the tool list and the JSON
+// Schemas are computed once per app (ToolCatalog), so a Server costs a few registrations.
 // tools/call: unknown name → protocol error; scope missing → error result naming it; bad
-// arguments → error result naming each (typed, never coerced); then the operation, with
-// the schema's defaults filled in.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js'
+// arguments → error result naming each in the HTTP API's words (typed, never coerced); then
+// the operation, with the schema's defaults filled in; store errors map as over HTTP.
 import {
-  CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema,
-  type CallToolResult,
-} from '@modelcontextprotocol/sdk/types.js'
-import { Value } from '@sinclair/typebox/value'
-import { ApiError, invalidMany, missingScope } from '../kernel/errors.js'
-import { storeErrors, toApiError } from '../api/error-handler.js'
+  CLIENT_CAPABILITIES_META_KEY, inputRequired, ProtocolError, ProtocolErrorCode, Server, type CallToolResult, type ClientCapabilities, type RequestStateCodec, type ServerContext,
+} from '@modelcontextprotocol/server'
+import { ApiError, missingScope } from '../kernel/errors.js'
+import { toApiError, type StoreErrors } from '../api/error-handler.js'
 import { serviceInfo } from '../contract/service-info.js'
-import { schemaProblems } from '../store/validation.js'
-import type { McpResource } from './mcp-resources.js'
-import { describeResource } from './mcp-resources.js'
+import { checkArguments } from './tool-arguments.js'
+import { describeResource, type McpResources } from './mcp-resources.js'
 import type { ToolContext } from './mcp-tool.js'
 import { describeTool, type ToolCatalog } from './tool-catalog.js'
 import { toolError, toolSuccess } from './tool-results.js'
+import { RoundTripRefusal, type RoundTrip, type RoundTripState } from './approval-round-trip.js'
 
 export interface McpHooks {
   /** One tool call answered: the tool's name (`unknown` for a name no tool has) and `ok` or the error code. */
@@ -27,26 +25,60 @@ export interface McpHooks {
   readonly onScopeDenied?: () => void
 }
 
+export interface ServerParts {
+  readonly tools: ToolCatalog
+  readonly resources: McpResources
+  readonly store: StoreErrors
+  /**
+   * 2026-07-28 only: the request-state codec. The SDK verifies an echoed state with it before
+   * the handler runs (a failure is its frozen -32602) and hands the handler the payload.
+   */
+  readonly codec?: RequestStateCodec<RoundTripState>
+}
+
 const INSTRUCTIONS = 'Gatehouse: governed read access to content and commerce records. Tools list_<family> and get_<family> read records, '
   + 'list_changes follows the change feed, sync_checkpoint and sync_lag keep your place. List results carry pagination.nextCursor: pass it as cursor '
-  + 'for the next page. Writes are never direct: simulate_action, request_approval, then execute_action once an operator approved (when enabled). '
-  + 'The resources hold the OpenAPI document, the capabilities and the content model.'
+  + 'for the next page. Writes are never direct: simulate_action, then execute_action (on 2026-07-28 it asks for the approval inside the call; '
+  + 'otherwise request_approval, get_approval, then execute_action once an operator approved). '
+  + 'The resources hold the OpenAPI document, the capabilities, the content model and every readable record (templates).'
 
-export function mcpServer(tools: ToolCatalog, resources: readonly McpResource[], ctx: ToolContext, hooks: McpHooks): Server {
+/** Messages go out without a prefix of their own: the client adds "MCP error <code>:" once. */
+const protocolError = (code: ProtocolErrorCode, message: string) => new ProtocolError(code, message)
+
+/** The round trip of one 2026-07-28 call: the verified state it echoed, and minting bound to this request. */
+function roundTripOf(codec: RequestStateCodec<RoundTripState>, reqCtx: ServerContext): RoundTrip {
+  // The SDK lifts the request's `_meta` envelope (version, client info, capabilities) into `envelope`.
+  const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined
+  const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+  return {
+    state: reqCtx.mcpReq.requestState<RoundTripState>(),
+    canAskUrl: declared?.elicitation?.url !== undefined,
+    mint: (state) => codec.mint(state, reqCtx),
+  }
+}
+
+export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks, modern: boolean): Server {
+  const { tools, resources } = parts
   const server = new Server(
     { name: serviceInfo.name, title: 'Gatehouse', version: serviceInfo.version },
-    { capabilities: { tools: { listChanged: false }, resources: { listChanged: false } }, instructions: INSTRUCTIONS },
+    {
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false, subscribe: modern } },
+      instructions: INSTRUCTIONS,
+      // 2025-11-25 clients keep the request/poll flow: no input-required result reaches them.
+      inputRequired: { legacyShim: false },
+      ...(parts.codec ? { requestState: { verify: parts.codec.verify } } : {}),
+    },
   )
   const { caller } = ctx
 
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: tools.visible(caller).map(describeTool) }))
+  server.setRequestHandler('tools/list', async () => ({ tools: tools.visible(caller).map(describeTool) }))
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  server.setRequestHandler('tools/call', async (request, reqCtx) => {
     const { name } = request.params
     const tool = tools.get(name)
     if (!tool) {
       hooks.onToolCall?.('unknown', 'NOT_FOUND')
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name}`)
+      throw protocolError(ProtocolErrorCode.InvalidParams, `Unknown tool: ${name}`)
     }
     const answer = (err: ApiError): CallToolResult => {
       hooks.onToolCall?.(tool.name, err.code)
@@ -56,17 +88,26 @@ export function mcpServer(tools: ToolCatalog, resources: readonly McpResource[],
       hooks.onScopeDenied?.()
       return answer(missingScope(tool.scope))
     }
-    const args = request.params.arguments ?? {}
-    const problems = schemaProblems(tool.input, args, '', 'unknown argument')
-    if (problems.length > 0) return answer(invalidMany(problems))
+    const checked = checkArguments(tool, request.params.arguments ?? {})
+    if ('error' in checked) return answer(checked.error)
+    const call: ToolContext = parts.codec ? { ...ctx, roundTrip: roundTripOf(parts.codec, reqCtx) } : ctx
     try {
-      // Defaults filled as the HTTP validator fills them, so both surfaces run the same query
-      // (and hand out the same cursors).
-      const result = toolSuccess(tool, await tool.run(ctx, Value.Default(tool.input, structuredClone(args))))
+      // Defaults were filled as the HTTP validator fills them, so both surfaces run the same
+      // query (and hand out the same cursors).
+      const result = await tool.run(call, checked.args)
+      if ('inputRequired' in result) {
+        hooks.onToolCall?.(tool.name, 'input_required')
+        const { url, message, requestState } = result.inputRequired
+        return inputRequired({ inputRequests: { approval: inputRequired.elicitUrl({ message, url }) }, requestState })
+      }
       hooks.onToolCall?.(tool.name, 'ok')
-      return result
+      return server.projectCallToolResult(toolSuccess(tool, result), tool.outputSchema)
     } catch (err) {
-      const known = toApiError(err, undefined, storeErrors(ctx.services.database, ctx.services.storage))
+      if (err instanceof RoundTripRefusal) {
+        hooks.onToolCall?.(tool.name, 'INVALID_REQUEST')
+        throw protocolError(ProtocolErrorCode.InvalidParams, err.message)
+      }
+      const known = toApiError(err, undefined, parts.store)
       if (known) return answer(known)
       // Logged in full here; the caller gets a fixed message (no SQL, stack or secret).
       ctx.services.logger.error({ err, requestId: ctx.requestId, tool: tool.name }, 'MCP tool failed')
@@ -74,18 +115,24 @@ export function mcpServer(tools: ToolCatalog, resources: readonly McpResource[],
     }
   })
 
-  server.setRequestHandler(ListResourcesRequestSchema, async () => ({
-    resources: resources.filter((r) => caller.scopes.has(r.scope)).map(describeResource),
-  }))
+  server.setRequestHandler('resources/list', async () => ({ resources: resources.fixed.filter((r) => caller.scopes.has(r.scope)).map(describeResource) }))
 
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const resource = resources.find((r) => r.uri === request.params.uri)
-    if (!resource) throw new McpError(ErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}`)
-    if (!caller.scopes.has(resource.scope)) {
-      hooks.onScopeDenied?.()
-      throw new McpError(ErrorCode.InvalidParams, `Missing required scope: ${resource.scope}`)
+  server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: resources.templates(caller) }))
+
+  server.setRequestHandler('resources/read', async (request) => {
+    try {
+      const read = await resources.read(caller, request.params.uri)
+      if ('problem' in read) {
+        if (read.scopeDenied) hooks.onScopeDenied?.()
+        throw protocolError(ProtocolErrorCode.InvalidParams, read.problem)
+      }
+      return { contents: [read] }
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err
+      const known = toApiError(err, undefined, parts.store)
+      if (!known) throw err
+      throw protocolError(known.code === 'SERVICE_UNAVAILABLE' ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams, `${known.code}: ${known.message}`)
     }
-    return { contents: [{ uri: resource.uri, mimeType: resource.mimeType, text: resource.read(caller) }] }
   })
   return server
 }

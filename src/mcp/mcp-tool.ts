@@ -2,26 +2,39 @@
 // gives its scope, its flag, its input schema and the schema of its answer, so a tool and
 // its HTTP route cannot disagree on who may call it, what it takes or what it returns.
 import { Type, type TObject } from '@sinclair/typebox'
-import type { ToolAnnotations } from '@modelcontextprotocol/sdk/types.js'
+import type { ToolAnnotations } from '@modelcontextprotocol/server'
 import type { FeatureFlag, MachineRoute, RouteResult } from '../kernel/machine-route.js'
 import type { JsonResult } from '../kernel/json-result.js'
 import type { Caller } from '../kernel/caller.js'
 import { successSchema, type SchemaSink } from '../contract/route-contract.js'
 import { toJsonSchema, type JsonSchema } from '../contract/json-schema.js'
 import type { Services } from '../operations/services.js'
-import type { McpSession } from '../auth/mcp-sessions.js'
+import type { RoundTrip } from './approval-round-trip.js'
 
-/** What one tool call runs with: the same services and caller an HTTP request has, and its MCP session. */
+/** The client as it names itself (2025-11-25: in `initialize`; 2026-07-28: in each request's `_meta`). Declared, never proof. */
+export interface DeclaredClient {
+  readonly name: string
+  readonly version: string
+}
+
+/** What one tool call runs with: the same services and caller an HTTP request has, and the client it declared. */
 export interface ToolContext {
   readonly services: Services
   readonly caller: Caller
-  readonly session: McpSession
+  readonly client: DeclaredClient
   /** The HTTP request's id (X-Request-Id): audit records and provenance carry it as the trace. */
   readonly requestId: string
+  /** 2026-07-28 requests only: the approval round trip (input-required results and their request state). */
+  readonly roundTrip?: RoundTrip
+}
+
+/** The user must act before the call can finish: answered as an input-required result (2026-07-28). */
+export interface InputRequiredAnswer {
+  readonly inputRequired: { readonly url: string; readonly message: string; readonly requestState: string }
 }
 
 /** A tool's answer: the HTTP answer's `data` (or its ready JSON text), pagination and meta. */
-export type ToolAnswer = RouteResult | JsonResult
+export type ToolAnswer = RouteResult | JsonResult | InputRequiredAnswer
 
 export interface McpTool {
   readonly name: string
@@ -33,6 +46,8 @@ export interface McpTool {
   readonly flag?: FeatureFlag
   /** Arguments, validated as typed JSON (no coercion) before `run`. */
   readonly input: TObject
+  /** How the HTTP API names an unknown argument: a route's query parameter, or a body property. */
+  readonly context: 'querystring' | 'body'
   readonly inputSchema: JsonSchema
   /** Schema of structuredContent: the HTTP answer without `ok` and `requestId`. */
   readonly outputSchema: JsonSchema
@@ -77,6 +92,7 @@ export function toolFromRoute(route: MachineRoute, spec: ToolSpec): McpTool {
     scope: route.scope,
     flag: route.flag,
     input,
+    context: spec.input || !route.querystring ? 'body' : 'querystring',
     inputSchema: toJsonSchema(input),
     outputSchema: spec.outputSchema ?? answerSchema(route),
     annotations: { title: spec.title, ...(spec.annotations ?? READ_ONLY) },

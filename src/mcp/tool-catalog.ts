@@ -1,7 +1,7 @@
 // The tools one app offers over MCP, built once from the route registry and the
 // declarations. A tool whose flag is off does not exist; one whose scope the caller lacks
 // is left out of its `tools/list` and refused, naming the scope, when called.
-import type { Tool } from '@modelcontextprotocol/sdk/types.js'
+import type { Tool } from '@modelcontextprotocol/server'
 import type { MachineRoute } from '../kernel/machine-route.js'
 import type { Caller } from '../kernel/caller.js'
 import type { Services } from '../operations/services.js'

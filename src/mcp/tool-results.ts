@@ -3,13 +3,15 @@
 // then the same JSON as text, for clients that show the model only text. Failure: an error
 // result (isError) with the code, message and each bad field, like the HTTP error body, so
 // the model can correct its call.
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult } from '@modelcontextprotocol/server'
 import type { ApiError } from '../kernel/errors.js'
-import type { McpTool, ToolAnswer } from './mcp-tool.js'
+import type { McpTool } from './mcp-tool.js'
+import type { RouteResult } from '../kernel/machine-route.js'
+import type { JsonResult } from '../kernel/json-result.js'
 
 type Structured = { data: unknown; pagination?: { hasMore: boolean; nextCursor: string | null }; meta?: Record<string, unknown> }
 
-export function toolSuccess(tool: McpTool, answer: ToolAnswer): CallToolResult {
+export function toolSuccess(tool: McpTool, answer: RouteResult | JsonResult): CallToolResult {
   const structured: Structured = { data: 'rawData' in answer ? JSON.parse(answer.rawData) : answer.data }
   if (answer.pagination) structured.pagination = answer.pagination
   if (answer.meta) structured.meta = answer.meta
@@ -34,9 +36,22 @@ function summary(tool: McpTool, s: Structured): string {
   return `${tool.name}: ${known.length > 0 ? known.join(', ') : 'done'}${replayed}`
 }
 
+/** Seconds to wait before retrying, from the Retry-After the HTTP API would send; undefined when retrying cannot help. */
+export function retryAfter(err: ApiError): number | undefined {
+  const value = Number(err.headers?.['Retry-After'])
+  return Number.isFinite(value) && value >= 0 ? value : undefined
+}
+
+/**
+ * A tool execution error (isError), as the HTTP error body: code, message, details, and for a
+ * retryable one (the database unreachable, a write conflict, the rate limit) the wait, which
+ * over HTTP is the Retry-After header.
+ */
 export function toolError(err: ApiError): CallToolResult {
   const details = err.details ?? []
-  const lines = [`${err.code}: ${err.message}`, ...details.map((d) => `- ${d.param}: ${d.problem}`)]
-  const error = { code: err.code, message: err.message, ...(details.length > 0 ? { details } : {}) }
+  const wait = retryAfter(err)
+  const message = wait === undefined ? err.message : `${err.message}; retry in ${wait} second${wait === 1 ? '' : 's'}`
+  const lines = [`${err.code}: ${message}`, ...details.map((d) => `- ${d.param}: ${d.problem}`)]
+  const error = { code: err.code, message, ...(details.length > 0 ? { details } : {}), ...(wait === undefined ? {} : { retryable: true, retryAfterSeconds: wait }) }
   return { isError: true, content: [{ type: 'text', text: lines.join('\n') }, { type: 'text', text: JSON.stringify({ error }) }] }
 }

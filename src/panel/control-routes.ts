@@ -9,7 +9,8 @@ import { AdminDecideBody } from '../control/control-schemas.js'
 import { listAudit, verifyAudit } from '../control/audit-log.js'
 import type { Actor } from '../control/actor.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
-import { approvalsView, auditView } from './views/control-views.js'
+import { approvalPage, approvalsView, auditView } from './views/control-views.js'
+import { approvalChanges } from '../control/approval-changes.js'
 
 const PAGE = 50
 const APPROVAL_ID = /^[A-Za-z0-9_-]{1,100}$/
@@ -22,6 +23,16 @@ export async function approvalRoutes(panel: FastifyInstance, ctx: PanelContext):
     const recent = await control.approvals.list({ limit: PAGE * 2 })
     const history = recent.items.filter((a) => a.status !== 'pending').slice(0, PAGE)
     return renderPage(ctx, request, reply, { title: 'Approvals' }, approvalsView(sessionOf(request), pending.items, history))
+  })
+
+  // One approval: the page an MCP agent's input-required result points the user at.
+  panel.get('/approvals/:id', async (request, reply) => {
+    const id = (request.params as { id: string }).id
+    if (!APPROVAL_ID.test(id)) throw invalid('id', 'not an approval id')
+    const approval = await control.approvals.get(id)
+    if (!approval) throw new ApiError('NOT_FOUND', `No approval ${id}`)
+    const changes = await approvalChanges(approval, ctx.services.store)
+    return renderPage(ctx, request, reply, { title: `Approval ${id}` }, approvalPage(sessionOf(request), approval, changes))
   })
 
   panel.post('/approvals/:id/decide', async (request, reply) => {

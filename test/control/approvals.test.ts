@@ -43,7 +43,8 @@ for (const dialect of await testDialects()) {
     assert.equal(approval.riskLevel, 'high')
     assert.equal(approval.policyHandle, 'builtin-default')
     assert.deepEqual(approval.requester, { type: 'credential', id: agentId })
-    assert.deepEqual(approval.metadata, provenance)
+    // The surface is recorded as the source; what the caller said it is stays, labelled as declared.
+    assert.deepEqual(approval.metadata, { ...provenance, source: 'api', declaredSource: provenance.source, declared: ['declaredSource', 'agentId'] })
     assert.equal(approval.reason, 'customer called')
     assert.deepEqual(approval.target, { type: 'orders', id: String(app.ids.orders) })
     assert.match(approval.payloadDigest, /^[0-9a-f]{64}$/)

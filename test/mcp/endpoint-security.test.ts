@@ -107,15 +107,20 @@ for (const dialect of await testDialects()) {
     assert.deepEqual(toolErrorOf(await entries.call('list_entries', { status: 'all' })), { code: 'FORBIDDEN', message: 'Missing required scope: entries:read_all_statuses' })
 
     // No coercion: "2" is not an integer, "true" where a string enum is expected is a string.
+    // Each problem is worded as the HTTP API words it.
     const bad = toolErrorOf(await mcp.call('list_products', { limit: '2', status: 'gone', lowStock: true, nope: 1, updatedSince: 'yesterday' }))
     assert.equal(bad.code, 'INVALID_REQUEST')
     assert.deepEqual(Object.fromEntries((bad.details ?? []).map((d) => [d.param, d.problem])), {
-      nope: 'unknown argument',
-      limit: 'Expected integer',
+      nope: 'unknown parameter',
+      limit: 'must be integer',
       status: 'must be one of: live, pending, disabled, expired, all',
       lowStock: 'must be one of: true, false, 1, 0, yes, no, on, off',
-      updatedSince: "Expected string to match 'date-time' format",
+      updatedSince: 'must match format "date-time"',
     })
+    const httpBad = await app.get(`${BASE_PATH}/products?limit=500&nope=1&updatedSince=yesterday&status=gone`, await app.issueToken(['products:read']))
+    const overLimit = toolErrorOf(await mcp.call('list_products', { limit: 500, nope: 1, updatedSince: 'yesterday', status: 'gone' }))
+    assert.deepEqual(overLimit.details, httpBad.json().error.details, 'the same words as GET /products')
+    assert.equal(overLimit.message, httpBad.json().error.message)
     assert.equal(toolErrorOf(await mcp.call('list_products', { limit: 0 })).details?.[0].param, 'limit')
     // Declared order statuses: an unknown one is refused with the valid ones, as GET /orders refuses it.
     const ordersToken = await app.issueToken(['orders:read'])

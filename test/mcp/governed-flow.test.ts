@@ -62,7 +62,7 @@ for (const dialect of await testDialects()) {
     assert.deepEqual(approved, (await app.get(`${CONTROL}/approvals?id=${approval.id}`, token)).json().data[0], 'get_approval = GET /control/approvals?id=')
 
     // The key is required, and named when missing.
-    assert.deepEqual(toolErrorOf(await mcp.call('execute_action', { ...action, approvalId: approval.id })).details, [{ param: 'idempotencyKey', problem: 'Expected required property' }])
+    assert.deepEqual(toolErrorOf(await mcp.call('execute_action', { ...action, approvalId: approval.id })).details, [{ param: 'idempotencyKey', problem: "must have required property 'idempotencyKey'" }])
 
     const run = await mcp.call('execute_action', { ...action, approvalId: approval.id, idempotencyKey: 'price-21' })
     const execution = structured(run)

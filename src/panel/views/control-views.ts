@@ -7,6 +7,7 @@ import { cell } from './format.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { Approval } from '../../control/approval-store.js'
 import type { AuditRecord, AuditVerification } from '../../control/audit-log.js'
+import type { ApprovalChanges } from '../../control/approval-changes.js'
 
 const badge = (text: string) => html`<span class="badge ${text}">${text}</span>`
 const actor = (a: { type: string; id: string }) => html`${a.type} <code>${a.id}</code>`
@@ -16,13 +17,35 @@ function decisions(a: Approval): Html {
     : html`<ul>${a.decisions.map((d) => html`<li>${d.decision} by ${actor(d.decider)} at ${when(d.at)}: ${d.reason}</li>`)}</ul>`
 }
 
+/** Who asks: the credential is the identity; the source is the surface the request came in by; names are as declared. */
+function provenance(a: Approval): Html {
+  const m = a.metadata
+  const declared = Array.isArray(m.declared) ? m.declared as string[] : []
+  const agent = declared.includes('agentId') ? html`agent name as declared by the client: <q>${m.agentId}</q>` : html`agent ${m.agentId}`
+  const by = typeof m.declaredSource === 'string' ? html`, which says it is <q>${m.declaredSource}</q>` : ''
+  return html`<span class="muted provenance">(via ${m.source}${by}; ${agent}${typeof m.agentVersion === 'string' ? html` ${m.agentVersion}` : ''}; trace ${m.traceId})</span>`
+}
+
+/** The page of one approval: what will change, the target, the policy, who asks, and the decision forms while pending. */
+export function approvalPage(s: PanelSession, a: Approval, c: ApprovalChanges): Html {
+  const changes = c.changes.length === 0 ? html`<p class="muted">No field values to compare.</p>` : html`<table class="cards changes">
+    <thead><tr><th>Field</th><th>Now</th><th>After</th></tr></thead><tbody>
+    ${c.changes.map((f) => html`<tr>${cell('Field', html`<code>${f.field}</code>`)}${cell('Now', html`<code>${JSON.stringify(f.before) ?? 'null'}</code>`)}${cell('After', html`<code>${JSON.stringify(f.after) ?? 'null'}</code>`)}</tr>`)}
+  </tbody></table>`
+  return html`<h1>Approval <code>${a.id}</code> ${badge(a.status)}</h1>
+    <section id="approval-changes"><h2>${a.actionType} on ${c.target ?? '—'}</h2>${changes}
+      ${c.problem ? html`<p class="fail">Current values could not be read: ${c.problem}</p>` : ''}</section>
+    ${a.status === 'pending' ? pendingCard(s, a) : html`<section><dl class="kv"><dt>Requested by</dt><dd>${actor(a.requester)} at ${when(a.createdAt)} ${provenance(a)}</dd>
+      <dt>Policy</dt><dd>${a.policyHandle} (${a.riskLevel} risk, ${a.requiredApprovals} approval${a.requiredApprovals > 1 ? 's' : ''})</dd><dt>Decisions</dt><dd>${decisions(a)}</dd></dl></section>`}`
+}
+
 function pendingCard(s: PanelSession, a: Approval): Html {
   return html`<section id="approval-${a.id}"><h2>${a.actionType} ${badge(a.riskLevel)}</h2><dl class="kv">
     <dt>Approval</dt><dd><code>${a.id}</code></dd>
     <dt>Progress</dt><dd><strong class="progress">${a.approvalsGiven} of ${a.requiredApprovals} approvals</strong>${a.requiredApprovals > 1 ? html` <span class="muted">(two different deciders, neither the requester)</span>` : ''}</dd>
-    <dt>Requested by</dt><dd>${actor(a.requester)} at ${when(a.createdAt)} <span class="muted">(${a.metadata.source}, agent ${a.metadata.agentId}, trace ${a.metadata.traceId})</span></dd>
+    <dt>Requested by</dt><dd>${actor(a.requester)} at ${when(a.createdAt)} ${provenance(a)}</dd>
     <dt>Reason</dt><dd>${a.reason ?? '—'}</dd><dt>Target</dt><dd>${a.target ? `${a.target.type} ${a.target.id}` : '—'}</dd>
-    <dt>Policy</dt><dd>${a.policyHandle}</dd><dt>Expires</dt><dd>${when(a.expiresAt)}</dd><dt>Decisions</dt><dd>${decisions(a)}</dd></dl>
+    <dt>Policy</dt><dd>${a.policyHandle} (${a.riskLevel} risk, limits checked at request and again at execution)</dd><dt>Expires</dt><dd>${when(a.expiresAt)}</dd><dt>Decisions</dt><dd>${decisions(a)}</dd></dl>
     <details><summary>Payload</summary><pre>${prettyJson(a.payload)}</pre><p class="muted">Digest <code>${a.payloadDigest}</code></p></details>
     ${a.reviewedState ? html`<details open class="reviewed-state"><summary>Content approved: ${a.reviewedState.subject} as it was at the request</summary><pre>${prettyJson(a.reviewedState.content)}</pre>
       <p class="muted">Digest <code>${a.reviewedState.digest}</code>. If ${a.reviewedState.subject} changes after the request, this approval cannot be used.</p></details>` : ''}

@@ -21,8 +21,9 @@ import { mcpSessions } from './015-mcp-sessions.js'
 import type { Migration } from './migration.js'
 import { changeOrigin } from './016-change-origin.js'
 import { oauth } from './017-oauth.js'
+import { controlRoundTrips } from './018-control-round-trips.js'
 
-export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions, changeOrigin, oauth]
+export const migrations: readonly Migration[] = [contentStore, credentials, webhooks, syncState, opsIncidents, controlPlane, panelSessions, approvalReviewedState, schemaSteps, jobs, attemptsAndMetricBuckets, adminTokens, mcpSessions, changeOrigin, oauth, controlRoundTrips]
 
 export interface MigrationResult {
   readonly name: string

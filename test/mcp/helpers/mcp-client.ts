@@ -35,17 +35,24 @@ export async function connect(app: TestApp, token: string, opts: { name?: string
   }
 }
 
+/** What both SDK lines' tool results share (the v1 and v2 types differ only in structuredContent). */
+export interface AnyToolResult {
+  readonly isError?: boolean
+  readonly content: readonly { type: string; text?: string }[]
+  readonly structuredContent?: unknown
+}
+
 /** The error code and details of an error result (its second text block is the JSON error). */
-export function toolErrorOf(result: CallToolResult): { code: string; message: string; details?: { param: string; problem: string }[] } {
+export function toolErrorOf(result: AnyToolResult): { code: string; message: string; details?: { param: string; problem: string }[]; retryable?: boolean; retryAfterSeconds?: number } {
   if (result.isError !== true) throw new Error(`expected an error result, got ${JSON.stringify(result).slice(0, 300)}`)
   const json = result.content[1]
-  if (json?.type !== 'text') throw new Error('error result without its JSON block')
-  return (JSON.parse(json.text) as { error: { code: string; message: string; details?: { param: string; problem: string }[] } }).error
+  if (json?.type !== 'text' || json.text === undefined) throw new Error('error result without its JSON block')
+  return (JSON.parse(json.text) as { error: { code: string; message: string; details?: { param: string; problem: string }[]; retryable?: boolean; retryAfterSeconds?: number } }).error
 }
 
 /** structuredContent of a successful result. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function structured(result: CallToolResult): any {
+export function structured(result: AnyToolResult): any {
   if (result.isError) throw new Error(`tool failed: ${JSON.stringify(result.content).slice(0, 500)}`)
   return result.structuredContent
 }
