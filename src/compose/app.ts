@@ -176,7 +176,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...jobRoutes(services),
   ]
   routes.push(...contractRoutes(services, () => routes))
-  routes.push(...templateRoutes(settings, () => routes))
+  routes.push(...templateRoutes(settings, () => routes, services.cursors))
 
   const machine: MachineApiOptions = { settings, credentials: services.credentials, rateLimiter: services.rateLimiter, pageCache: services.pageCache, cacheVariant: services.jobs.cacheVariant, routes, onAnswered: ops.onAnswered, onDenied: ops.onDenied }
   await machineApi(app, machine)
