@@ -142,8 +142,8 @@ for (const dialect of await testDialects()) {
         await assertBadPaging(getTemplates, path, `${path}?${key}=${catalogIds[0]}`)
       }
 
-      for (const handle of ['prices', 'stock', 'drafts']) {
-        const res = await app.upsertPolicy({ handle, displayName: handle, actionPattern: `${handle}.*`, requiresApproval: true, requiredApprovals: 2 })
+      for (const [handle, actionPattern] of [['prices', 'variant.setPrice'], ['stock', 'variant.adjustStock'], ['drafts', 'entry.*']]) {
+        const res = await app.upsertPolicy({ handle, displayName: handle, actionPattern, requiresApproval: true, requiredApprovals: 2 })
         assert.ok(res.statusCode < 300, res.body)
       }
       const reader = await app.token(['control:policies:read'])
