@@ -179,7 +179,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     ...jobRoutes(services),
   ]
   routes.push(...contractRoutes(services, () => routes))
-  routes.push(...templateRoutes(settings, () => routes))
+  routes.push(...templateRoutes(settings, () => routes, services.cursors))
 
   // With sign-in for agents on, both surfaces also take OAuth access tokens issued for them (docs/mcp.md).
   const protectedAt = settings.oauthEnabled ? protectedResources(settings) : undefined

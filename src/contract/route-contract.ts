@@ -73,7 +73,7 @@ export function dataSchema(route: MachineRoute, sink: SchemaSink): JsonSchema {
   const declared = toJsonSchema(route.data)
   const projected = isProjectable(route)
   const isItem = route.list === true || route.key.endsWith('.show')
-  const name = pascal(isItem ? route.tag : route.key) + (isItem ? 'Item' : 'Data')
+  const name = isItem && route.itemName ? route.itemName : pascal(isItem ? route.tag : route.key) + (isItem ? 'Item' : 'Data')
   const share = (s: JsonSchema) => {
     if (s.type !== 'object') return projected ? projectable(s) : s
     // A projected schema requires nothing; say what an answer without `fields` always has.

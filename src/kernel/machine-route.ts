@@ -70,6 +70,11 @@ export interface MachineRoute {
   /** Schema of `data` in the success envelope. */
   readonly data: TSchema
   readonly list?: boolean
+  /**
+   * The name a list's items (or a detail's object) are filed under in the contract's
+   * components; defaults to the tag's (`ProductsItem`). For lists whose tag holds other lists.
+   */
+  readonly itemName?: string
   readonly errors?: readonly ErrorCode[]
   readonly deprecated?: boolean
   readonly replacedBy?: string

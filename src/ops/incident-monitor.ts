@@ -37,7 +37,18 @@ export interface IncidentQuery {
   readonly severity?: 'all' | Severity
   readonly status?: 'all' | 'open' | 'resolved'
   readonly limit?: number
+  /** Start after this incident in the list's order (a page's last item). */
+  readonly after?: IncidentPosition
 }
+
+/** Where an incident stands in the list's order: open ones first, then newest opened, then id. */
+export interface IncidentPosition {
+  readonly resolved: boolean
+  readonly openedAt: number
+  readonly id: string
+}
+
+export const incidentPosition = (i: Incident): IncidentPosition => ({ resolved: i.status === 'resolved', openedAt: Date.parse(i.openedAt), id: i.id })
 
 /** Resolved incidents are kept this long. */
 const KEEP_RESOLVED_MS = 30 * 86_400_000
@@ -230,6 +241,17 @@ export async function listIncidents(db: Db, q: IncidentQuery = {}): Promise<Inci
   if (q.severity && q.severity !== 'all') query = query.where('peak_severity', '=', q.severity)
   if (q.status === 'open') query = query.where('resolved_at', 'is', null)
   if (q.status === 'resolved') query = query.where('resolved_at', 'is not', null)
+  const after = q.after
+  if (after) {
+    // Later in the same group (older, or as old with a greater id); for the open group, also every resolved one.
+    query = query.where((eb) => {
+      const laterInGroup = eb.and([
+        eb('resolved_at', after.resolved ? 'is not' : 'is', null),
+        eb.or([eb('opened_at', '<', after.openedAt), eb.and([eb('opened_at', '=', after.openedAt), eb('id', '>', after.id)])]),
+      ])
+      return after.resolved ? laterInGroup : eb.or([eb('resolved_at', 'is not', null), laterInGroup])
+    })
+  }
   const rows = (await query
     .orderBy((eb) => eb.case().when('resolved_at', 'is', null).then(0).else(1).end())
     .orderBy('opened_at', 'desc').orderBy('id')

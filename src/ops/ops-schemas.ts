@@ -1,5 +1,6 @@
 // Schemas of the operations surfaces' `data` (OpenAPI and the schema catalog use them).
 import { Type, type TSchema } from '@sinclair/typebox'
+import { pageParams } from '../kernel/list-page.js'
 
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()])
 const DateTime = () => Type.String({ format: 'date-time' })
@@ -76,7 +77,7 @@ export const MetricsData = Type.Object({
 export const IncidentsQuery = Type.Object({
   severity: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('warn'), Type.Literal('critical')], { default: 'all', description: 'Highest severity reached; default all' })),
   status: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('open'), Type.Literal('resolved')], { default: 'all' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: '1..200, default 50' })),
+  ...pageParams,
 }, { additionalProperties: false })
 
 export const IncidentItem = Type.Object({

@@ -3,7 +3,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Services } from '../../operations/services.js'
 import { envelopeText } from '../machine-api.js'
-import type { RawRouteResult } from '../../kernel/machine-route.js'
+import type { RawRouteResult, RouteResult } from '../../kernel/machine-route.js'
 import type { AdminPrincipal } from './admin-auth.js'
 
 export const ADMIN_BASE_PATH = '/gatehouse/admin/v1'
@@ -23,7 +23,7 @@ export function sendAdminData(reply: FastifyReply, request: FastifyRequest, data
   return reply.code(status).type('application/json; charset=utf-8').send(envelopeText({ data }, request.id))
 }
 
-/** Sends a page from a read operation (ready JSON text, pagination, meta) in the same envelope. */
-export function sendAdminPage(reply: FastifyReply, request: FastifyRequest, page: RawRouteResult): FastifyReply {
+/** Sends a page from a read operation (items or ready JSON text, pagination, meta) in the same envelope. */
+export function sendAdminPage(reply: FastifyReply, request: FastifyRequest, page: RouteResult | RawRouteResult): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(envelopeText(page, request.id))
 }

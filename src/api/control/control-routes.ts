@@ -4,6 +4,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { ApiError, invalid } from '../../kernel/errors.js'
 import { queryDigest } from '../../kernel/cursor.js'
+import { pageInOrder, pageParams } from '../../kernel/list-page.js'
 import type { MachineRoute, RouteContext } from '../../kernel/machine-route.js'
 import type { Services } from '../../operations/services.js'
 import { listAudit } from '../../control/audit-log.js'
@@ -55,8 +56,12 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'GET', path: '/control/policies', key: 'control.policies.list', tag: 'control-policies', scope: 'control:policies:read',
       summary: 'Policies by handle, then the built-in policy that applies when none matches',
-      querystring: Type.Object({}, { additionalProperties: false }), data: Type.Array(PolicySchema), errors: ['INVALID_REQUEST'],
-      handler: async () => ({ data: [...(await control.policies.list()), builtInPolicy] }),
+      querystring: Type.Object(pageParams, { additionalProperties: false }), data: Type.Array(PolicySchema), list: true, errors: ['INVALID_REQUEST'],
+      handler: async ({ query }) => ({
+        // Read whole (a site has a handful) and paged in that order, keyed by handle.
+        ...pageInOrder([...(await control.policies.list()), builtInPolicy], (p) => p.handle, { cursors: services.cursors, filters: {}, cursor: query.cursor, limit: query.limit }),
+        meta: { mode: 'full' },
+      }),
     },
     {
       ...common, method: 'POST', path: '/control/policies/upsert', key: 'control.policies.upsert', tag: 'control-policies', scope: 'control:policies:write',

@@ -3,11 +3,11 @@
 // incident list. The same functions render the panel's Integrations, Status and Incidents
 // screens.
 import { Type, type Static } from '@sinclair/typebox'
-import { sendAdminData, type AdminRoutes } from '../admin/admin-route.js'
+import { sendAdminData, sendAdminPage, type AdminRoutes } from '../admin/admin-route.js'
 import { credentialId } from '../admin/admin-params.js'
 import { integrationOverview, listIntegrations } from '../../operations/integration-overview.js'
 import { CHART_RANGES, readSeries, type ChartRange } from '../../ops/metric-buckets.js'
-import { listIncidents } from '../../ops/incident-monitor.js'
+import { incidentPage } from '../../ops/incident-page.js'
 import { IncidentsQuery } from '../../ops/ops-schemas.js'
 
 const SeriesQuery = Type.Object({
@@ -30,6 +30,6 @@ export const opsAdminRoutes: AdminRoutes = (admin, { services }) => {
   // As the incident monitors of the serving processes last evaluated them (every few seconds to 30 s).
   admin.get('/incidents', { schema: { querystring: IncidentsQuery } }, async (request, reply) => {
     const q = request.query as Static<typeof IncidentsQuery>
-    return sendAdminData(reply, request, await listIncidents(database.db, { severity: q.severity ?? 'all', status: q.status ?? 'all', limit: q.limit ?? 50 }))
+    return sendAdminPage(reply, request, await incidentPage(database.db, services.cursors, q))
   })
 }

@@ -12,6 +12,7 @@ import { prefersPrometheusText } from '../../ops/accept.js'
 import { lifecycleReport } from '../../ops/lifecycle.js'
 import { adoptionMetrics } from '../../ops/adoption.js'
 import { diagnosticsBundle } from '../../operations/diagnostics.js'
+import { incidentPage } from '../../ops/incident-page.js'
 import { VERSION } from '../../ops/version.js'
 import {
   AdoptionData, DiagnosticsData, HealthData, IncidentItem, IncidentsQuery, LifecycleData, MetricsData, NoQuery, ReadinessData,
@@ -50,12 +51,11 @@ export function opsRoutes(ops: Operations<Services>): MachineRoute[] {
     },
     {
       ...base, path: '/incidents', key: 'incidents.list', scope: 'incidents:read', querystring: IncidentsQuery,
-      data: Type.Array(IncidentItem), errors: ['INVALID_REQUEST'],
-      summary: 'Open and recent incidents derived from sliding-window reliability signals (strictly redacted)',
+      data: Type.Array(IncidentItem), list: true, itemName: 'IncidentsItem', errors: ['INVALID_REQUEST'],
+      summary: 'Open and recent incidents derived from sliding-window reliability signals (strictly redacted): open first, then newest opened',
       handler: async ({ query }) => {
         await ops.monitor.evaluate()
-        const data = await ops.monitor.list({ severity: query.severity ?? 'all', status: query.status ?? 'all', limit: query.limit ?? 50 })
-        return { data }
+        return incidentPage(services.database.db, services.cursors, query)
       },
     },
     {

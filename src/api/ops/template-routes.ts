@@ -5,6 +5,8 @@
 import { Type } from '@sinclair/typebox'
 import { invalid } from '../../kernel/errors.js'
 import { routeEnabled, type MachineRoute } from '../../kernel/machine-route.js'
+import { pageInOrder, pageParams } from '../../kernel/list-page.js'
+import type { CursorCodec } from '../../kernel/cursor.js'
 import type { Settings } from '../../kernel/settings.js'
 import { COMMON_ENV, templateCatalog, type IntegrationTemplate } from '../../ops/templates/catalog.js'
 import { snippet } from '../../ops/templates/pack-files.js'
@@ -93,24 +95,31 @@ function pick(param: string, id: string | undefined): readonly IntegrationTempla
   return [t]
 }
 
-/** `registry` returns the app's full route list (this route list included). */
-export function templateRoutes(settings: Settings, registry: () => readonly MachineRoute[]): MachineRoute[] {
+/**
+ * `registry` returns the app's full route list (this route list included). Both lists page
+ * in catalog order, keyed by template id, like every list.
+ */
+export function templateRoutes(settings: Settings, registry: () => readonly MachineRoute[], cursors: CursorCodec): MachineRoute[] {
   return [
     {
       method: 'GET', path: '/templates', key: 'templates.list', tag: 'integration', scope: 'templates:read',
-      summary: 'Integration recipes: intent, scopes and the endpoint sequence with schema keys',
-      querystring: Type.Object({ id: Type.Optional(TemplateId) }, { additionalProperties: false }),
-      data: Type.Array(TemplateItem), errors: ['INVALID_REQUEST'],
-      handler: async ({ query }) => ({ data: pick('id', query.id).map((t) => resolveTemplate(t, registry(), settings)) }),
+      summary: 'Integration recipes: intent, scopes and the endpoint sequence with schema keys, in catalog order',
+      querystring: Type.Object({ id: Type.Optional(TemplateId), ...pageParams }, { additionalProperties: false }),
+      data: Type.Array(TemplateItem), list: true, itemName: 'TemplatesItem', errors: ['INVALID_REQUEST'],
+      handler: async ({ query }) => {
+        const page = pageInOrder(pick('id', query.id), (t) => t.id, { cursors, filters: { id: query.id ?? null }, cursor: query.cursor, limit: query.limit })
+        return { data: page.data.map((t) => resolveTemplate(t, registry(), settings)), pagination: page.pagination, meta: { mode: 'full' } }
+      },
     },
     {
       method: 'GET', path: '/starter-packs', key: 'starter-packs.list', tag: 'integration', scope: 'templates:read',
-      summary: 'Runnable curl, Node and Python snippets per template, with the environment variables they read',
-      querystring: Type.Object({ templateId: Type.Optional(TemplateId) }, { additionalProperties: false }),
-      data: Type.Array(StarterPackItem), errors: ['INVALID_REQUEST'],
-      handler: async ({ query }) => ({
-        data: pick('templateId', query.templateId).map((t) => starterPack(t, resolveTemplate(t, registry(), settings).available)),
-      }),
+      summary: 'Runnable curl, Node and Python snippets per template, with the environment variables they read, in catalog order',
+      querystring: Type.Object({ templateId: Type.Optional(TemplateId), ...pageParams }, { additionalProperties: false }),
+      data: Type.Array(StarterPackItem), list: true, itemName: 'StarterPacksItem', errors: ['INVALID_REQUEST'],
+      handler: async ({ query }) => {
+        const page = pageInOrder(pick('templateId', query.templateId), (t) => t.id, { cursors, filters: { templateId: query.templateId ?? null }, cursor: query.cursor, limit: query.limit })
+        return { data: page.data.map((t) => starterPack(t, resolveTemplate(t, registry(), settings).available)), pagination: page.pagination, meta: { mode: 'full' } }
+      },
     },
   ]
 }
