@@ -217,7 +217,7 @@ export class IncidentMonitor {
   async list(q: IncidentQuery = {}): Promise<Incident[]> {
     const stored = await listIncidents(this.db, q)
     const full = this.storage?.full
-    if (!full || q.status === 'resolved' || q.severity === 'warn' || stored.some((i) => i.category === 'storage_full' && i.status === 'open')) return stored
+    if (!full || q.after !== undefined || q.status === 'resolved' || q.severity === 'warn' || stored.some((i) => i.category === 'storage_full' && i.status === 'open')) return stored
     return [unstoredStorageIncident(full.since, this.settings.incidentWindowSeconds), ...stored].slice(0, q.limit ?? 50)
   }
 }

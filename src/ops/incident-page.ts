@@ -6,8 +6,7 @@
 import type { CursorCodec } from '../kernel/cursor.js'
 import { DEFAULT_PAGE_LIMIT, listCursor } from '../kernel/list-page.js'
 import type { Pagination } from '../kernel/machine-route.js'
-import type { Db } from '../store/database.js'
-import { incidentPosition, listIncidents, type Incident, type IncidentPosition, type IncidentQuery } from './incident-monitor.js'
+import { incidentPosition, type Incident, type IncidentPosition, type IncidentQuery } from './incident-monitor.js'
 
 export interface IncidentPageQuery {
   readonly severity?: IncidentQuery['severity']
@@ -23,12 +22,16 @@ const isPacked = (p: unknown): p is Packed =>
 const pack = (p: IncidentPosition): Packed => [p.resolved ? 1 : 0, p.openedAt, p.id]
 const unpack = (p: Packed): IncidentPosition => ({ resolved: p[0] === 1, openedAt: p[1], id: p[2] })
 
-export async function incidentPage(db: Db, cursors: CursorCodec, q: IncidentPageQuery): Promise<{ data: Incident[]; pagination: Pagination; meta: { mode: 'full' } }> {
+/**
+ * `list` reads the incidents: the serving process's monitor (which also lists a storage_full
+ * incident a full disk kept from being stored) or the table itself.
+ */
+export async function incidentPage(list: (q: IncidentQuery) => Promise<Incident[]>, cursors: CursorCodec, q: IncidentPageQuery): Promise<{ data: Incident[]; pagination: Pagination; meta: { mode: 'full' } }> {
   const severity = q.severity ?? 'all'
   const status = q.status ?? 'all'
   const { after, pagination } = listCursor(cursors, { severity, status }, q.cursor, isPacked)
   const limit = q.limit ?? DEFAULT_PAGE_LIMIT
-  const rows = await listIncidents(db, { severity, status, limit: limit + 1, after: after && unpack(after) })
+  const rows = await list({ severity, status, limit: limit + 1, after: after && unpack(after) })
   const data = rows.slice(0, limit)
   const last = data[data.length - 1]
   return { data, pagination: pagination(rows.length > limit, last && pack(incidentPosition(last))), meta: { mode: 'full' } }

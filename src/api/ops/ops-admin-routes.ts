@@ -8,6 +8,7 @@ import { credentialId } from '../admin/admin-params.js'
 import { integrationOverview, listIntegrations } from '../../operations/integration-overview.js'
 import { CHART_RANGES, readSeries, type ChartRange } from '../../ops/metric-buckets.js'
 import { incidentPage } from '../../ops/incident-page.js'
+import { listIncidents } from '../../ops/incident-monitor.js'
 import { IncidentsQuery } from '../../ops/ops-schemas.js'
 
 const SeriesQuery = Type.Object({
@@ -30,6 +31,6 @@ export const opsAdminRoutes: AdminRoutes = (admin, { services }) => {
   // As the incident monitors of the serving processes last evaluated them (every few seconds to 30 s).
   admin.get('/incidents', { schema: { querystring: IncidentsQuery } }, async (request, reply) => {
     const q = request.query as Static<typeof IncidentsQuery>
-    return sendAdminPage(reply, request, await incidentPage(database.db, services.cursors, q))
+    return sendAdminPage(reply, request, await incidentPage((query) => listIncidents(database.db, query), services.cursors, q))
   })
 }

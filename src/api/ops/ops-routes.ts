@@ -55,7 +55,7 @@ export function opsRoutes(ops: Operations<Services>): MachineRoute[] {
       summary: 'Open and recent incidents derived from sliding-window reliability signals (strictly redacted): open first, then newest opened',
       handler: async ({ query }) => {
         await ops.monitor.evaluate()
-        return incidentPage(services.database.db, services.cursors, query)
+        return incidentPage((q) => ops.monitor.list(q), services.cursors, query)
       },
     },
     {
