@@ -73,8 +73,9 @@ export function makeAuthenticator(opts: MachineApiOptions, protectedResource: Pr
     let caller: Caller
     try {
       const token = bearer(request)
-      // A credential token has its prefix; anything else may be an OAuth access token for this resource.
-      const viaOAuth = oauth && protectedResource && token && !token.startsWith(TOKEN_PREFIX)
+      // A credential token has its prefix and a configured one is known here; anything else may
+      // be an OAuth access token for this resource (a lookup in the database, so asked last).
+      const viaOAuth = oauth && protectedResource && token && !token.startsWith(TOKEN_PREFIX) && !opts.credentials.isConfiguredToken(token)
         ? await oauth.authenticate(token, protectedResource.resource, request.ip) : undefined
       caller = viaOAuth ?? await opts.credentials.authenticate(token, request.ip)
     } catch (caught) {

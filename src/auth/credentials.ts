@@ -124,6 +124,11 @@ export class CredentialService {
     }
   }
 
+  /** Whether `token` is one kept in configuration (any string: it carries no prefix). */
+  isConfiguredToken(token: string): boolean {
+    return this.configured.has(digestToken(token))
+  }
+
   /** Resolves a bearer token for a request from `ip`; throws 401 or 403. */
   async authenticate(token: string | undefined, ip: string, now = Date.now()): Promise<Caller> {
     if (!token) throw unauthorized('Missing bearer token')
