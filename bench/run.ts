@@ -23,20 +23,25 @@ const ENGINE = POSTGRES ? 'postgres' : 'sqlite'
 const API = '/gatehouse/v1'
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-async function get(server: BenchServer, path: string): Promise<{ data: Record<string, unknown>[]; pagination?: { nextCursor?: string | null } }> {
+async function get(server: BenchServer, path: string): Promise<{ data: Record<string, unknown>[]; pagination?: { hasMore?: boolean; nextCursor?: string | null } }> {
   const res = await fetch(server.url + API + path, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } })
   if (res.status !== 200) throw new Error(`${path} answered ${res.status}: ${await res.text()}`)
   return res.json() as never
 }
 
-/** Up to `count` distinct pages of `path` (its first page and the cursors after it). */
+/**
+ * Up to `count` distinct pages of `path` (its first page and the cursors after it). Stops at
+ * the last page: the feed hands back a cursor there too (to poll from), and following it would
+ * add the same empty page again and again.
+ */
 async function walk(server: BenchServer, path: string, count: number): Promise<string[]> {
   const out = [path]
-  let cursor: string | null | undefined = (await get(server, path)).pagination?.nextCursor
+  const nextOf = (page: Awaited<ReturnType<typeof get>>) => (page.pagination?.hasMore ? page.pagination.nextCursor : undefined)
+  let cursor = nextOf(await get(server, path))
   while (out.length < count && cursor) {
     const next = `${path}&cursor=${encodeURIComponent(cursor)}`
     out.push(next)
-    cursor = (await get(server, next)).pagination?.nextCursor
+    cursor = nextOf(await get(server, next))
   }
   return out
 }
