@@ -1,6 +1,7 @@
 // The benchmark's tables, printed and written into docs/performance.md between the markers of
 // the engine measured, so the document always shows the figures of the last run per engine.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs'
+import type { HeadToHeadRow } from './head-to-head.js'
 
 export interface BenchRow {
   readonly name: string
@@ -14,10 +15,6 @@ export interface BenchRow {
   readonly baselineRps: number
   readonly ratio: number
   readonly errors: number
-  /** This row's ratio over its floor row's ratio (rows that have a floor). */
-  readonly ofFloor?: number
-  /** This row's p99 over its floor row's p99. */
-  readonly p99OfFloor?: number
 }
 
 export interface FollowResult {
@@ -49,6 +46,8 @@ export interface BenchReport {
   readonly memory: { startupRssMb?: number; idleRssMb?: number; afterRunRssMb?: number }
   /** One sync worker on one connection following the whole feed with `limit=200`. */
   follow?: { gatehouse?: FollowResult; floor?: FollowResult }
+  /** Gatehouse and its floor in alternating runs (bench/head-to-head.ts). */
+  headToHead?: HeadToHeadRow[]
 }
 
 const DOC = 'docs/performance.md'
@@ -58,12 +57,20 @@ export function renderReport(r: BenchReport): string {
   const lines = [
     `Measured ${r.at.slice(0, 16).replace('T', ' ')} UTC by \`npm run bench\`${r.engine === 'postgres' ? ' with `BENCH_DATABASE_URL`' : ''}: ${r.engine === 'postgres' ? 'PostgreSQL' : 'SQLite'}, demo data at scale ${r.scale}, ${r.connections} connections, ${r.seconds} s per run, Node ${r.node}.`,
     '',
-    'Each row\'s baseline sends a static payload of the row\'s mean answer size (bytes); "of floor" is the row\'s ratio over its floor row\'s ratio, "p99/floor" its p99 over the floor\'s.',
+    'Each row\'s baseline sends a static payload of the row\'s mean answer size (bytes).',
     '',
-    '| work | requests | distinct paths | bytes | req/s | p50 ms | p99 ms | baseline req/s | ratio | of floor | p99/floor | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.bytes)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.ofFloor === undefined ? '' : fixed(x.ofFloor, 2)} | ${x.p99OfFloor === undefined ? '' : fixed(x.p99OfFloor, 2)} | ${x.errors} |`),
+    '| work | requests | distinct paths | bytes | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.bytes)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.errors} |`),
     '',
+    ...(r.headToHead?.length ? [
+      `Gatehouse against its floor, both up at once, in ${r.headToHead[0].rounds} alternating runs each (req/s over all runs, p99 the median run's):`,
+      '',
+      '| work | bytes, Gatehouse / floor | Gatehouse req/s | floor req/s | of floor | Gatehouse p99 ms | floor p99 ms | p99/floor | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...r.headToHead.map((h) => `| ${h.name} | ${fixed(h.bytes)} / ${fixed(h.floorBytes)} | ${fixed(h.rps)} | ${fixed(h.floorRps)} | ${fixed(h.rps / h.floorRps, 2)} | ${h.p99} | ${h.floorP99} | ${fixed(h.p99 / Math.max(h.floorP99, 1), 2)} | ${h.errors} |`),
+      '',
+    ] : []),
     ...(r.follow?.gatehouse && r.follow.floor ? [
       `One sync worker on one connection following the feed (\`/changes?limit=200\`, page after page): ${fixed(r.follow.gatehouse.changesPerSecond)} changes/s through Gatehouse, ${fixed(r.follow.floor.changesPerSecond)} through the floor (${fixed(r.follow.gatehouse.changesPerSecond / r.follow.floor.changesPerSecond, 2)} of it).`,
       '',

@@ -11,12 +11,15 @@ import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import autocannon from 'autocannon'
 import { BENCH_TOKEN, startBaseline, startFloor, startGatehouse, type BenchServer } from './bench-servers.js'
+import { headToHead } from './head-to-head.js'
 import { demoDatabase, entriesDatabase, TAGS, WORDS } from './bench-data.js'
 import { writeReport, type BenchReport, type BenchRow } from './bench-report.js'
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 100)
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50)
+/** Alternating runs per side when Gatehouse meets its floor head to head. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const WALK_SIZES = (process.env.BENCH_WALK_SIZES ?? '10000,100000,1000000').split(',').filter(Boolean).map(Number)
 const POSTGRES = process.env.BENCH_DATABASE_URL
 const ENGINE = POSTGRES ? 'postgres' : 'sqlite'
@@ -142,14 +145,6 @@ async function measure(name: string, server: BenchServer, baseline: BenchServer,
   return row
 }
 
-/** Gatehouse's row against its floor's: the ratios (each over its own adjacent baseline) and the p99s. */
-function againstFloor(rows: BenchRow[], name: string, floorName: string): void {
-  const i = rows.findIndex((r) => r.name === name)
-  const floor = rows.find((r) => r.name === floorName)
-  if (i < 0 || !floor) return
-  rows[i] = { ...rows[i], ofFloor: rows[i].ratio / floor.ratio, p99OfFloor: rows[i].p99 / Math.max(floor.p99, 1) }
-}
-
 async function main(): Promise<void> {
   log('building dist/ (npm run build)')
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' })
@@ -202,9 +197,18 @@ async function main(): Promise<void> {
   rows.push(await measure('floor: distinct entries pages, bare Fastify and the driver', floor, baseline, await floorWalk(floor, '/entries', 600), 'the same keyset statement, no Gatehouse', ''))
   rows.push(await measure('floor: distinct /changes pages, bare Fastify and the driver', floor, baseline, await floorWalk(floor, '/changes', 400), 'the same feed statement, no Gatehouse', ''))
   report.follow.floor = await follow(floor.url, '/changes', (c) => `/changes?cursor=${c}`, SECONDS)
+  // Gatehouse against the floor in alternating runs, both up at once (bench/head-to-head.ts).
+  server = await startGatehouse(demoUrl)
+  const side = async (s: BenchServer, paths: readonly string[]) => ({ server: s, paths, bytes: await meanBytes(s.url, paths) })
+  const floorEntries = await floorWalk(floor, '/entries', 600)
+  const floorFeed = await floorWalk(floor, '/changes', 400)
+  report.headToHead = [
+    await headToHead('distinct entries pages', await side(server, entryPages.map((p) => API + p)), await side(floor, floorEntries), load, drained, SECONDS, ROUNDS),
+    await headToHead('distinct /changes pages', await side(server, feedPages.map((p) => API + p)), await side(floor, floorFeed), load, drained, SECONDS, ROUNDS),
+  ]
+  for (const h of report.headToHead) log(`${h.name} against the floor: ${(h.rps / h.floorRps).toFixed(2)} of its req/s, p99 ${(h.p99 / Math.max(h.floorP99, 1)).toFixed(2)} of its p99`)
+  await server.stop()
   await floor.stop()
-  againstFloor(rows, 'distinct entries pages', 'floor: distinct entries pages, bare Fastify and the driver')
-  againstFloor(rows, 'distinct /changes pages', 'floor: distinct /changes pages, bare Fastify and the driver')
 
   if (ENGINE === 'postgres') {
     server = await startGatehouse(demoUrl, 2)
