@@ -4,8 +4,9 @@
 // (RFC 8707: a token's audience is one of Gatehouse's protected resources), Client ID
 // Metadata Documents and dynamic registration (each behind its setting), short-lived opaque
 // access tokens and refresh tokens rotated at every use, revocation (RFC 7009) and metadata
-// (RFC 8414) that lists only that (server-metadata.ts). Codes, tokens, grants, sessions and interactions are kept by model-store.ts in
-// the Gatehouse database; the cookie keys and the signing key are shared through `meta`.
+// (RFC 8414) that lists only that (server-metadata.ts). Codes, tokens, grants, sessions and
+// interactions are kept by model-store.ts in the Gatehouse database; the cookie keys and the
+// signing key are shared through `meta`.
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { Configuration, KoaContextWithOIDC, ClientMetadata } from 'oidc-provider'
 import type Provider from 'oidc-provider'
@@ -89,7 +90,8 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
       // need its proof checked there), and MCP clients send plain authorization requests.
       dPoP: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      // RFC 7009 §2.1: a client revokes only tokens issued to it (another's is left alone and, as for an unknown token, answered 200).
+      // RFC 7009 §2.1: a client revokes only tokens issued to it (another's is left alone and
+      // answered 200, as an unknown token is).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       registration: { enabled: settings.oauthDynamicRegistration, initialAccessToken: false },
       resourceIndicators: {

@@ -107,10 +107,10 @@ export interface Tokens {
   readonly token_type: string
 }
 
-/** A whole sign-in: the client asks for `scopes`, the operator grants `granted` (all by default), the code becomes tokens. */
-export async function signIn(site: Site, jar: Jar, client: HandClient, scopes: readonly string[], opts: { granted?: readonly string[]; resource?: string } = {}): Promise<Tokens> {
+/** A whole sign-in: the client asks for `scopes`, the operator grants them all, the code becomes tokens. */
+export async function signIn(site: Site, jar: Jar, client: HandClient, scopes: readonly string[], opts: { resource?: string } = {}): Promise<Tokens> {
   const p = pkce()
-  const back = await consent(site, jar, client, { scope: scopes.join(' '), code_challenge: p.challenge, code_challenge_method: 'S256', resource: opts.resource }, { decision: 'grant', scopes: opts.granted ?? scopes })
+  const back = await consent(site, jar, client, { scope: scopes.join(' '), code_challenge: p.challenge, code_challenge_method: 'S256', resource: opts.resource }, { decision: 'grant', scopes })
   const code = back.searchParams.get('code')
   assert.ok(code, `no code: ${back.href}`)
   const res = await exchange(site, client, code, p.verifier, opts.resource)
