@@ -4,8 +4,9 @@
 // (RFC 8707: a token's audience is one of Gatehouse's protected resources), Client ID
 // Metadata Documents and dynamic registration (each behind its setting), short-lived opaque
 // access tokens and refresh tokens rotated at every use, revocation (RFC 7009) and metadata
-// (RFC 8414). Codes, tokens, grants, sessions and interactions are kept by model-store.ts in
-// the Gatehouse database; the cookie keys and the signing key are shared through `meta`.
+// (RFC 8414) that lists only that (server-metadata.ts). Codes, tokens, grants, sessions and
+// interactions are kept by model-store.ts in the Gatehouse database; the cookie keys and the
+// signing key are shared through `meta`.
 import { generateKeyPairSync, randomBytes } from 'node:crypto'
 import type { Configuration, KoaContextWithOIDC, ClientMetadata } from 'oidc-provider'
 import type Provider from 'oidc-provider'
@@ -15,6 +16,7 @@ import { siteValue } from '../store/meta.js'
 import { modelAdapterClass } from './model-store.js'
 import { metadataFetch } from './metadata-fetch.js'
 import { errorPage } from './error-page.js'
+import { RESPONSE_MODES, serverMetadata } from './server-metadata.js'
 
 export interface AuthorizationServerOptions {
   readonly settings: Settings
@@ -60,12 +62,37 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
     pkce: { required: () => true },
     clientDefaults: { grant_types: ['authorization_code', 'refresh_token'], response_types: ['code'], token_endpoint_auth_method: 'none', id_token_signed_response_alg: 'ES256' } as unknown as ClientMetadata,
     clientAuthMethods: ['none', 'client_secret_basic', 'client_secret_post'],
+    // Every answer goes back in the query: fragment answers are for browser-only clients, and
+    // form_post pages run a script and post to the client, which the authorization server's
+    // CSP forbids. An authorization request naming another mode is refused (and told so in the
+    // query), and so is a client that registers or publishes one.
+    extraParams: {
+      response_mode: (ctx: KoaContextWithOIDC, value: unknown) => {
+        if (value === undefined || RESPONSE_MODES.includes(String(value))) return
+        ;(ctx.oidc.params as Record<string, unknown>).response_mode = undefined
+        throw new errors.UnsupportedResponseMode()
+      },
+    },
+    extraClientMetadata: {
+      properties: ['response_modes'],
+      validator: (_ctx, _key, value) => {
+        if (Array.isArray(value) && value.some((m) => !RESPONSE_MODES.includes(String(m)))) {
+          throw new errors.InvalidClientMetadata(`response_modes: only ${RESPONSE_MODES.join(', ')} is supported`)
+        }
+      },
+    },
     features: {
       devInteractions: { enabled: false },
       userinfo: { enabled: false },
       rpInitiatedLogout: { enabled: false },
       introspection: { enabled: false },
-      revocation: { enabled: true },
+      // Not offered: the protected resources take bearer tokens only (a DPoP-bound token would
+      // need its proof checked there), and MCP clients send plain authorization requests.
+      dPoP: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      // RFC 7009 §2.1: a client revokes only tokens issued to it (another's is left alone and
+      // answered 200, as an unknown token is).
+      revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
       registration: { enabled: settings.oauthDynamicRegistration, initialAccessToken: false },
       resourceIndicators: {
         enabled: true,
@@ -111,6 +138,13 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
     },
   }
   const provider = new ProviderClass(settings.oauthIssuer, configuration)
+  // The metadata document lists what Gatehouse supports, not the library's OpenID defaults.
+  provider.use(async (ctx, next) => {
+    await next()
+    if (ctx.oidc?.route === 'discovery' && ctx.status === 200) {
+      ctx.body = serverMetadata(ctx.body as Record<string, unknown>, { scopes: opts.offeredScopes(), clientMetadataDocuments: settings.oauthClientMetadataDocuments })
+    }
+  })
   // Behind a proxy that terminates TLS, the issuer (settings) says https; the library trusts X-Forwarded-* only when told.
   provider.proxy = new URL(settings.oauthIssuer).protocol === 'https:'
   return provider

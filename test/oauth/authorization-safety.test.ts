@@ -4,33 +4,17 @@
 // the client as access_denied and grants nothing; the consent form needs the session's CSRF
 // token; a client is asked again when it wants more than it was granted (and not when it
 // does not); a token is accepted only by the resource it was issued for; refresh tokens are
-// bound to their client; a resource no one serves is refused; RFC error codes throughout.
+// bound to their client, and only their client may revoke them; a resource no one serves is refused; RFC error codes throughout;
+// each way a client identifies itself (registration, metadata document) can be switched off.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDialects } from '../helpers/test-app.js'
 import { listAudit } from '../../src/control/audit-log.js'
-import { mcpInitialize, oauthSite, tokenRequest, type Site } from './helpers/oauth-apps.js'
-import { authorizeUrl, csrfOf, Jar, pkce, register, type HandClient } from './helpers/hand-flow.js'
+import { mcpInitialize, oauthSite, tokenRequest } from './helpers/oauth-apps.js'
+import { authorizeUrl, consent, csrfOf, exchange, Jar, pkce, register } from './helpers/hand-flow.js'
+import { loopbackCertificate, MemoryOAuthClient, metadataDocument, metadataServer } from './helpers/oauth-client.js'
 
 const CALLBACK = 'http://127.0.0.1:9/callback'
-
-/** Authorize, log in, answer the consent page with `form`; answers where the browser ends up. */
-async function consent(site: Site, jar: Jar, client: HandClient, params: Record<string, string | undefined>, form: Record<string, string | readonly string[]>): Promise<URL> {
-  const start = await jar.follow(authorizeUrl(site.base, client, params), site.base)
-  if (new URL(start.url).pathname === '/gatehouse/cp/login') {
-    await jar.login(site.base)
-    return consent(site, jar, client, params, form)
-  }
-  assert.match(new URL(start.url).pathname, /^\/gatehouse\/cp\/oauth\/consent\//, `expected the consent page, got ${start.url}`)
-  const page = await start.res.text()
-  const answer = await jar.request(start.url, { form: { _csrf: csrfOf(page), ...form } })
-  assert.equal(answer.status, 303, await answer.clone().text())
-  return new URL((await jar.follow(new URL(String(answer.headers.get('location')), site.base).href, site.base)).url)
-}
-
-async function exchange(site: Site, client: HandClient, code: string, verifier: string, resource?: string): Promise<Response> {
-  return tokenRequest(site.base, { grant_type: 'authorization_code', code, code_verifier: verifier, client_id: client.clientId, redirect_uri: client.redirectUri, ...(resource ? { resource } : {}) })
-}
 
 for (const dialect of await testDialects()) {
   test(`${dialect}: the authorization server refuses what the rules forbid`, { timeout: 120_000 }, async (t) => {
@@ -97,6 +81,11 @@ for (const dialect of await testDialects()) {
       const stolen = await tokenRequest(site.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: other.clientId })
       assert.equal(stolen.status, 400)
       assert.equal(((await stolen.json()) as { error: string }).error, 'invalid_grant')
+      // Nor can another client revoke them (RFC 7009 §2.1): answered as for an unknown token, and nothing is revoked.
+      const revocation = (token: string, clientId: string) => fetch(`${site.base}/gatehouse/oauth/token/revocation`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, client_id: clientId }).toString() })
+      for (const token of [tokens.refresh_token, tokens.access_token]) assert.equal((await revocation(token, other.clientId)).status, 200)
+      assert.equal((await fetch(`${api}/products`, { headers: { authorization: `Bearer ${tokens.access_token}` } })).status, 200, 'still valid')
+      assert.equal((await tokenRequest(site.base, { grant_type: 'refresh_token', refresh_token: tokens.refresh_token, client_id: client.clientId })).status, 200, 'still valid')
     })
 
     await t.test('the same request is not asked again; a wider one is', async () => {
@@ -146,7 +135,7 @@ for (const dialect of await testDialects()) {
     })
   })
 
-  test(`${dialect}: each way of identifying a client can be switched off, and metadata documents on internal addresses are refused`, async (t) => {
+  test(`${dialect}: with dynamic registration off, no registration endpoint is published or served, and metadata documents on internal addresses are refused`, async (t) => {
     const site = await oauthSite(dialect, { PLUGIN_GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION: 'false' }, { second: false })
     t.after(() => site.close())
     const meta = (await (await fetch(`${site.base}/.well-known/oauth-authorization-server/gatehouse/oauth`)).json()) as Record<string, unknown>
@@ -161,5 +150,45 @@ for (const dialect of await testDialects()) {
     assert.equal(res.status, 400)
     assert.equal(res.headers.get('location'), null)
     assert.match(await res.text(), /invalid_client/)
+  })
+
+  test(`${dialect}: with Client ID Metadata Documents off, a URL client id is refused before any login and never fetched`, async (t) => {
+    const cert = loopbackCertificate()
+    t.after(() => cert.remove())
+    const metadata = await metadataServer(cert, metadataDocument(new MemoryOAuthClient(CALLBACK)))
+    t.after(() => metadata.close())
+    // The document is valid and may be fetched (internal addresses allowed, its CA trusted): only the setting can refuse it.
+    const fetchable = { PLUGIN_GATEHOUSE_OAUTH_METADATA_ALLOW_PRIVATE: 'true', PLUGIN_GATEHOUSE_OAUTH_METADATA_CA_FILE: cert.caFile }
+    const client = { clientId: metadata.url, redirectUri: CALLBACK }
+    const params = { scope: 'products:read', code_challenge: pkce().challenge, code_challenge_method: 'S256' }
+
+    const on = await oauthSite(dialect, fetchable, { second: false })
+    try {
+      const reached = await new Jar().follow(authorizeUrl(on.base, client, params), on.base)
+      assert.equal(new URL(reached.url).pathname, '/gatehouse/cp/login', 'with the setting on (the default), the same request reaches the login')
+      assert.equal(metadata.fetched, 1)
+    } finally {
+      await on.close()
+    }
+
+    const site = await oauthSite(dialect, { ...fetchable, PLUGIN_GATEHOUSE_OAUTH_CLIENT_METADATA_DOCUMENTS: 'false' }, { second: false })
+    t.after(() => site.close())
+    const meta = (await (await fetch(`${site.base}/.well-known/oauth-authorization-server/gatehouse/oauth`)).json()) as Record<string, unknown>
+    assert.equal(meta.client_id_metadata_document_supported, false)
+    assert.equal(meta.registration_endpoint, `${site.base}/gatehouse/oauth/reg`, 'registration is a setting of its own')
+    const res = await new Jar().request(authorizeUrl(site.base, client, { ...params, state: 'cimd-off' }))
+    assert.equal(res.status, 400)
+    assert.equal(res.headers.get('location'), null, 'never sent anywhere, not even to the login page')
+    assert.match(await res.text(), /invalid_client/)
+    assert.equal(metadata.fetched, 1, 'the document was not fetched')
+    // The token endpoint does not know the client either.
+    const token = await tokenRequest(site.base, { grant_type: 'refresh_token', refresh_token: 'x', client_id: metadata.url })
+    assert.equal(token.status, 401)
+    assert.equal(((await token.json()) as { error: string }).error, 'invalid_client')
+    assert.equal(metadata.fetched, 1)
+    // Registered clients still sign in.
+    const registered = await register(site.base, CALLBACK)
+    const reached = await new Jar().follow(authorizeUrl(site.base, registered, params), site.base)
+    assert.equal(new URL(reached.url).pathname, '/gatehouse/cp/login')
   })
 }

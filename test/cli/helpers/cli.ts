@@ -38,11 +38,9 @@ export async function cliDatabase(dialect: DialectName): Promise<CliDatabase> {
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
-  // libpq-style `options` in the URL put every connection of the CLI in the test's schema.
-  const url = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`
   return {
     dialect,
-    url,
+    url: schemaUrl(schema),
     open: () => openDatabase(PG_URL, { schema, poolSize: 2 }),
     async destroy() {
       const c = new pg.Client({ connectionString: PG_URL })
@@ -51,6 +49,11 @@ export async function cliDatabase(dialect: DialectName): Promise<CliDatabase> {
       await c.end()
     },
   }
+}
+
+/** The test server's PostgreSQL URL with every connection in `schema`: libpq-style `options` the CLI's pool passes on. */
+export function schemaUrl(schema: string): string {
+  return `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`
 }
 
 /** The environment without any PLUGIN_GATEHOUSE_* of the developer's, plus `env`. */
