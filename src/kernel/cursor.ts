@@ -1,7 +1,7 @@
 // Opaque, signed cursors: base64url(JSON payload) + "." + HMAC. A cursor carries its
 // position and a digest of the query it belongs to, so it cannot be forged, edited, or
 // reused with other parameters.
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, hash, timingSafeEqual } from 'node:crypto'
 import { invalid } from './errors.js'
 
 export class CursorCodec {
@@ -37,5 +37,5 @@ export class CursorCodec {
 /** A short digest of the parameters a cursor belongs to. */
 export function queryDigest(parts: Readonly<Record<string, unknown>>): string {
   const keys = Object.keys(parts).sort()
-  return createHash('sha256').update(JSON.stringify(keys.map((k) => [k, parts[k]]))).digest('base64url').slice(0, 16)
+  return hash('sha256', JSON.stringify(keys.map((k) => [k, parts[k]])), 'base64url').slice(0, 16)
 }
