@@ -103,7 +103,7 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 // groups run side by side. A file that must have a process to itself says so with the line
 // `// npm test: own process`. GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
-const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 6))
+const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }

@@ -29,7 +29,10 @@ export function recordTimes() {
   afterEach(note('end'))
 }
 
-/** The reporter (`--test-reporter`): writes file, wall_s, cpu_s, own_s, children_s, tests. */
+/**
+ * The reporter (`--test-reporter`): writes GATEHOUSE_TEST_TIMES (file, wall_s, cpu_s, own_s,
+ * children_s, tests) and prints nothing itself.
+ */
 export default async function* timesReporter(source) {
   const totals = new Map()
   const last = new Map() // pid → the last reading
@@ -53,4 +56,5 @@ export default async function* timesReporter(source) {
   const rows = [...totals].sort((a, b) => b[1].own + b[1].children - (a[1].own + a[1].children))
   const cwd = `${process.cwd()}/`
   writeFileSync(process.env.GATEHOUSE_TEST_TIMES, ['file\twall_s\tcpu_s\town_s\tchildren_s\ttests', ...rows.map(([file, t]) => [file.replace(cwd, ''), t.wall.toFixed(2), (t.own + t.children).toFixed(2), t.own.toFixed(2), t.children.toFixed(2), t.tests].join('\t'))].join('\n') + '\n')
+  yield ''
 }
