@@ -73,9 +73,11 @@ if (wantsPostgres) {
   }
 }
 
-// Tests start the CLI as a child process a few hundred times (test/helpers/cli-command.ts).
-// Through tsx each start costs about 2.3 s of CPU, compiled about 0.7 s: dist/ is built from
-// the sources as they are now, and those tests run it. GATEHOUSE_TEST_CLI=source keeps tsx.
+// Most CLI commands run inside the test processes (test/helpers/cli-in-process.ts); servers,
+// workers and the tests of a real process's start-up start the CLI as a child process
+// (test/helpers/cli-command.ts). Through tsx each start costs about 2.3 s of CPU, compiled
+// about 0.7 s: dist/ is built from the sources as they are now, and those tests run it.
+// GATEHOUSE_TEST_CLI=source keeps tsx.
 // A build newer than every source (npm install's, on a fresh clone) is used as it is.
 const newest = (dir) => readdirSync(dir).reduce((m, name) => {
   const p = join(dir, name)
@@ -100,8 +102,10 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 // Several files share one process (a group): starting a process and loading the app through
 // tsx costs about 4.5 s of CPU, more than most files' tests. A group imports its files one
 // after the other, so their tests run one after the other as in a process of their own; the
-// groups run side by side. A file that must have a process to itself says so with the line
-// `// npm test: own process`. GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
+// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default). About ten
+// files a group: fewer start-ups, still enough groups for the two to end close together. A
+// file that must have a process to itself says so with the line `// npm test: own process`.
+// GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
 const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 

@@ -29,6 +29,13 @@ export function recordTimes() {
   afterEach(note('end'))
 }
 
+function write(totals) {
+  const rows = [...totals].sort((a, b) => b[1].own + b[1].children - (a[1].own + a[1].children))
+  const cwd = `${process.cwd()}/`
+  const line = ([file, t]) => [file.replace(cwd, ''), t.wall.toFixed(2), (t.own + t.children).toFixed(2), t.own.toFixed(2), t.children.toFixed(2), t.tests].join('\t')
+  writeFileSync(process.env.GATEHOUSE_TEST_TIMES, ['file\twall_s\tcpu_s\town_s\tchildren_s\ttests', ...rows.map(line)].join('\n') + '\n')
+}
+
 /**
  * The reporter (`--test-reporter`): writes GATEHOUSE_TEST_TIMES (file, wall_s, cpu_s, own_s,
  * children_s, tests) and prints nothing itself.
@@ -52,9 +59,9 @@ export default async function* timesReporter(source) {
     // Before a test starts: the previous test's hooks, or the process's start-up.
     add(at === 'end' ? event.data.file : last.has(pid) ? before.file : '(start-up)', before, now, at === 'end' ? 1 : 0)
     last.set(pid, { ...now, file: event.data.file })
+    // Written as it goes, so a run stopped before its end still leaves what it measured.
+    if (at === 'end') write(totals)
   }
-  const rows = [...totals].sort((a, b) => b[1].own + b[1].children - (a[1].own + a[1].children))
-  const cwd = `${process.cwd()}/`
-  writeFileSync(process.env.GATEHOUSE_TEST_TIMES, ['file\twall_s\tcpu_s\town_s\tchildren_s\ttests', ...rows.map(([file, t]) => [file.replace(cwd, ''), t.wall.toFixed(2), (t.own + t.children).toFixed(2), t.own.toFixed(2), t.children.toFixed(2), t.tests].join('\t'))].join('\n') + '\n')
+  write(totals)
   yield ''
 }
