@@ -63,8 +63,13 @@ export function cliEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   return { ...base, PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env }
 }
 
-/** Servers and workers: they listen, take signals and end the process themselves. */
-const PROCESS_COMMANDS = new Set(['serve', 'start', 'worker'])
+/**
+ * Servers and workers: they listen, take signals and end the process themselves. `seed`: on
+ * PostgreSQL, `seed --demo --scale 1` run in the test process stopped making progress (three
+ * runs out of three, at about 14 %, then the 60 s limit) where the child process finished;
+ * not yet understood, so it keeps its process.
+ */
+const PROCESS_COMMANDS = new Set(['serve', 'start', 'worker', 'seed'])
 
 export function runCli(args: readonly string[], opts: { env: Record<string, string>; input?: string; timeoutMs?: number }): Promise<CliResult> {
   if (process.env.GATEHOUSE_TEST_CLI_PROCESS === '1' || PROCESS_COMMANDS.has(args[0] ?? '')) return runCliProcess(args, opts)
