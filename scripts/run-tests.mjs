@@ -7,7 +7,7 @@
 // test in a `testDialects()` loop is) are registered but skipped, so the summary counts them
 // as skipped instead of silently running fewer tests.
 import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { spawnSync } from 'node:child_process'
@@ -73,9 +73,11 @@ if (wantsPostgres) {
   }
 }
 
-// Tests start the CLI as a child process a few hundred times (test/helpers/cli-command.ts).
-// Through tsx each start costs about 2.3 s of CPU, compiled about 0.7 s: dist/ is built from
-// the sources as they are now, and those tests run it. GATEHOUSE_TEST_CLI=source keeps tsx.
+// Most CLI commands run inside the test processes (test/helpers/cli-in-process.ts); servers,
+// workers and the tests of a real process's start-up start the CLI as a child process
+// (test/helpers/cli-command.ts). Through tsx each start costs about 2.3 s of CPU, compiled
+// about 0.7 s: dist/ is built from the sources as they are now, and those tests run it.
+// GATEHOUSE_TEST_CLI=source keeps tsx.
 // A build newer than every source (npm install's, on a fresh clone) is used as it is.
 const newest = (dir) => readdirSync(dir).reduce((m, name) => {
   const p = join(dir, name)
@@ -100,16 +102,37 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 // Several files share one process (a group): starting a process and loading the app through
 // tsx costs about 4.5 s of CPU, more than most files' tests. A group imports its files one
 // after the other, so their tests run one after the other as in a process of their own; the
-// groups run side by side. A file that must have a process to itself says so with the line
-// `// npm test: own process`. GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
+// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default). About ten
+// files a group: fewer start-ups, still enough groups for the two to end close together. A
+// file that must have a process to itself says so with the line `// npm test: own process`.
+// GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
-const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 6))
+const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
-const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...nodeOptions, ...entries], { stdio: 'inherit', env })
+const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
+// GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
+if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-timing.mjs', '--test-reporter-destination=/dev/null')
+const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...nodeOptions, ...entries], { stdio: 'inherit', env })
+// The test processes' CPU (and their children's: the CLI, pg_dump) is the figure a shared
+// machine leaves comparable; PostgreSQL's own is not in it.
+const cpu = childCpu() - started.cpu
+console.error(`npm test: ${files.length} files in ${entries.length} processes, ${((Date.now() - started.at) / 1000).toFixed(1)} s wall, ${cpu.toFixed(1)} s CPU (test processes and their children), load average ${started.load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`)
 rmSync(templates, { recursive: true, force: true })
 rmSync(groupDir, { recursive: true, force: true })
 process.exit(res.status ?? 1)
+
+/** CPU seconds of the child processes this one has waited for (proc(5): cutime + cstime). */
+function childCpu() {
+  try {
+    const stat = readFileSync('/proc/self/stat', 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[13]) + Number(f[14])) / 100
+  } catch {
+    return 0
+  }
+}
 
 /**
  * The paths to hand node:test: files that want their own process as they are, the others in
@@ -121,20 +144,30 @@ function groupFiles(all, size) {
   const alone = all.filter((f) => size <= 1 || readFileSync(f, 'utf8').includes('// npm test: own process'))
   const shared = all.filter((f) => !alone.includes(f))
   const count = Math.ceil(shared.length / Math.max(1, size))
-  if (shared.length <= 1) return all
-  const groups = Array.from({ length: count }, () => ({ weight: 0, files: [] }))
-  for (const f of [...shared].sort((a, b) => statSync(b).size - statSync(a).size)) {
-    const lightest = groups.reduce((m, g) => (g.weight < m.weight ? g : m))
-    lightest.weight += statSync(f).size
-    lightest.files.push(f)
+  const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : Array.from({ length: count }, () => ({ weight: 0, files: [] }))
+  if (shared.length > 1) {
+    for (const f of [...shared].sort((a, b) => statSync(b).size - statSync(a).size)) {
+      const lightest = groups.reduce((m, g) => (g.weight < m.weight ? g : m))
+      lightest.weight += statSync(f).size
+      lightest.files.push(f)
+    }
   }
+  // Timed (GATEHOUSE_TEST_TIMES), a file of its own runs through an entry too, for the timer.
+  const timed = Boolean(process.env.GATEHOUSE_TEST_TIMES)
+  const entryGroups = timed ? [...alone.map((f) => ({ files: [f] })), ...groups] : groups
+  if (!timed && shared.length <= 1) return all
   mkdirSync(groupDir, { recursive: true })
-  const written = groups.map((g, i) => {
+  const timer = pathToFileURL(resolve('scripts/test-timing.mjs')).href
+  const written = entryGroups.map((g, i) => {
     const entry = join(groupDir, `group-${String(i + 1).padStart(2, '0')}.test.mjs`)
     // A file that fails to load is reported as a failing test, and the group goes on.
-    const lines = g.files.sort().map((f) => `try { await import(${JSON.stringify(pathToFileURL(resolve(f)).href)}) } catch (err) { test(${JSON.stringify(`${f} fails to load`)}, () => { throw err }) }`)
-    writeFileSync(entry, `// ${g.files.join(', ')}\nimport { test } from 'node:test'\n${lines.join('\n')}\n`)
+    const lines = g.files.sort().map((f) => {
+      const url = JSON.stringify(pathToFileURL(resolve(f)).href)
+      return `try { await import(${url}) } catch (err) { test(${JSON.stringify(`${f} fails to load`)}, () => { throw err }) }`
+    })
+    const head = timed ? `import { recordTimes } from ${JSON.stringify(timer)}\nrecordTimes()\n` : ''
+    writeFileSync(entry, `// ${g.files.join(', ')}\n${head}import { test } from 'node:test'\n${lines.join('\n')}\n`)
     return entry
   })
-  return [...alone, ...written]
+  return timed ? written : [...alone, ...written]
 }

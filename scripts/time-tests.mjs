@@ -1,52 +1,55 @@
 #!/usr/bin/env node
-// Where the suite's time goes: runs each test file in a process of its own (as node:test
-// would, through tsx, against the compiled CLI), a few at a time, and writes one line per file
-// with its wall time and its CPU time (user and system, the child processes it waited for
-// included), so that a machine shared with other work still gives comparable numbers.
+// Where the suite's time goes, per test file, as `npm test` runs it (files grouped in shared
+// processes): runs scripts/run-tests.mjs with GATEHOUSE_TEST_TIMES=out.tsv (see
+// scripts/test-timing.mjs for what is measured) and prints the slowest files by CPU, which a
+// machine shared with other work leaves comparable; wall times are not.
 //
-//   node scripts/time-tests.mjs out.tsv [--jobs=2] [path substrings…]
-//
-// Build dist/ first (npm run build). PostgreSQL's own CPU is not counted: it is another process.
-import { appendFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
-import { spawn } from 'node:child_process'
+//   node scripts/time-tests.mjs out.tsv [path substrings…]     run, write out.tsv, print
+//   node scripts/time-tests.mjs --table out.tsv [--top=20]     print a written file's table
+//   node scripts/time-tests.mjs --compare before.tsv after.tsv [--top=20]
+//                                                              the slowest files before, with after
+import { readFileSync } from 'node:fs'
+import { resolve } from 'node:path'
+import { spawnSync } from 'node:child_process'
 
-const [out, ...rest] = process.argv.slice(2)
-if (!out) {
-  console.error('usage: node scripts/time-tests.mjs out.tsv [--jobs=2] [path substrings…]')
+const args = process.argv.slice(2)
+const top = Number(args.find((a) => a.startsWith('--top='))?.slice('--top='.length) ?? 20)
+const plain = args.filter((a) => !a.startsWith('--top='))
+
+/** file → { wall, cpu, own, children, tests } from a GATEHOUSE_TEST_TIMES file. */
+function read(file) {
+  const [, ...rows] = readFileSync(file, 'utf8').trim().split('\n')
+  return new Map(rows.map((r) => {
+    const [name, wall, cpu, own, children, tests] = r.split('\t')
+    return [name, { wall: Number(wall), cpu: Number(cpu), own: Number(own), children: Number(children), tests: Number(tests) }]
+  }))
+}
+
+const sum = (times, key) => [...times.values()].reduce((n, t) => n + t[key], 0)
+
+function table(times) {
+  const rows = [...times].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, top)
+  console.log('| file | tests | CPU s | of which child processes | wall s |\n|---|---:|---:|---:|---:|')
+  for (const [name, t] of rows) console.log(`| ${name} | ${t.tests} | ${t.cpu.toFixed(1)} | ${t.children.toFixed(1)} | ${t.wall.toFixed(1)} |`)
+  console.log(`| all ${times.size - (times.has('(start-up)') ? 1 : 0)} files and start-up | ${sum(times, 'tests')} | ${sum(times, 'cpu').toFixed(1)} | ${sum(times, 'children').toFixed(1)} | ${sum(times, 'wall').toFixed(1)} |`)
+}
+
+function compare(before, after) {
+  const rows = [...before].sort((a, b) => b[1].cpu - a[1].cpu).slice(0, top)
+  const cell = (t) => (t ? `${t.cpu.toFixed(1)} | ${t.wall.toFixed(1)}` : '– | –')
+  console.log('| file | CPU s before | wall s before | CPU s after | wall s after |\n|---|---:|---:|---:|---:|')
+  for (const [name, t] of rows) console.log(`| ${name} | ${cell(t)} | ${cell(after.get(name))} |`)
+  console.log(`| all files and start-up | ${sum(before, 'cpu').toFixed(1)} | ${sum(before, 'wall').toFixed(1)} | ${sum(after, 'cpu').toFixed(1)} | ${sum(after, 'wall').toFixed(1)} |`)
+}
+
+if (plain[0] === '--table' && plain[1]) table(read(plain[1]))
+else if (plain[0] === '--compare' && plain[1] && plain[2]) compare(read(plain[1]), read(plain[2]))
+else if (plain[0] && !plain[0].startsWith('--')) {
+  const [out, ...filters] = plain
+  const res = spawnSync(process.execPath, ['scripts/run-tests.mjs', ...filters], { stdio: 'inherit', env: { ...process.env, GATEHOUSE_TEST_TIMES: resolve(out) } })
+  table(read(out))
+  process.exit(res.status ?? 1)
+} else {
+  console.error('usage: node scripts/time-tests.mjs out.tsv [path substrings…] | --table out.tsv | --compare before.tsv after.tsv [--top=20]')
   process.exit(1)
 }
-const jobs = Number(rest.find((a) => a.startsWith('--jobs='))?.slice('--jobs='.length) ?? 2)
-const filters = rest.filter((a) => !a.startsWith('--jobs='))
-const collect = (dir) => readdirSync(dir).flatMap((name) => {
-  const p = join(dir, name)
-  if (statSync(p).isDirectory()) return name === 'helpers' || name === 'fixtures' ? [] : collect(p)
-  return p.endsWith('.test.ts') ? [p] : []
-})
-const files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort()
-
-const env = { ...process.env, GATEHOUSE_TEST_CLI: 'dist', GATEHOUSE_TEST_RUN: process.env.GATEHOUSE_TEST_RUN ?? `time-${process.pid}` }
-writeFileSync(out, 'file\twall_s\tuser_s\tsys_s\tpass\tfail\n')
-
-function timeFile(file) {
-  return new Promise((resolve) => {
-    const child = spawn('/usr/bin/time', ['-f', 'TIME %e %U %S', process.execPath, '--import', 'tsx', '--test', '--test-reporter=tap', file], { env })
-    let stdout = ''
-    let stderr = ''
-    child.stdout.on('data', (d) => { stdout += d })
-    child.stderr.on('data', (d) => { stderr += d })
-    child.on('close', () => {
-      const [, wall, user, sys] = stderr.match(/TIME (\S+) (\S+) (\S+)/) ?? []
-      const count = (key) => stdout.match(new RegExp(`^# ${key} (\\d+)`, 'm'))?.[1]
-      appendFileSync(out, `${file}\t${wall}\t${user}\t${sys}\t${count('pass')}\t${count('fail')}\n`)
-      resolve()
-    })
-  })
-}
-
-let next = 0
-const started = Date.now()
-await Promise.all(Array.from({ length: jobs }, async () => {
-  while (next < files.length) await timeFile(files[next++])
-}))
-appendFileSync(out, `all files\t${(Date.now() - started) / 1000}\n`)

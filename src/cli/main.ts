@@ -3,7 +3,7 @@
 // Run as `tsx src/cli/main.ts …`, `npm run gatehouse -- …` or `npx gatehouse …` (bin/gatehouse.js).
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { Command } from 'commander'
+import { Command, CommanderError } from 'commander'
 import { serviceInfo } from '../contract/service-info.js'
 import { CliError, describeFailure } from './cli-error.js'
 import { registerServe } from './serve.js'
@@ -52,13 +52,25 @@ function exitQuietlyOnClosedPipe(): void {
   }
 }
 
-export async function runCli(argv: readonly string[]): Promise<void> {
+/** The program and every command under it. */
+const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)]
+
+/**
+ * Runs `gatehouse` with `argv` (node's, the script's, then the arguments) and sets
+ * process.exitCode. `embedded`: the caller shares this process and runs commands one after
+ * another in it (the tests' in-process runner, test/helpers/cli-in-process.ts), so commander's
+ * own endings (help, version, a usage error) set the exit code instead of ending the process.
+ */
+export async function runCli(argv: readonly string[], opts: { embedded?: boolean } = {}): Promise<void> {
   exitQuietlyOnClosedPipe()
   let running: Command | undefined
   try {
     const program = buildProgram().hook('preAction', (_program, command) => { running = command })
+    if (opts.embedded) for (const command of everyCommand(program)) command.exitOverride()
     await program.parseAsync([...argv])
   } catch (err) {
+    // Commander has printed its message already; the process would have exited with its code.
+    if (opts.embedded && err instanceof CommanderError) return void (process.exitCode = err.exitCode)
     process.stderr.write(`gatehouse: ${describeFailure(err, flagsOf(running))}\n`)
     process.exitCode = err instanceof CliError ? err.exitCode : 1
   }
