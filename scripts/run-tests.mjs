@@ -41,18 +41,6 @@ async function postgresError() {
   }
 }
 
-/**
- * Node options that report tests named `postgres: …` as skipped without running them.
- * Node 22.1+ has --test-skip-pattern. Node 20 has only --test-name-pattern, which reports
- * what it filters out as skipped; it keeps a test when the test or any ancestor matches, and
- * the implicit root test is named `<root>`, so the pattern must not match that name either.
- */
-function skipPostgresOptions() {
-  const [major, minor] = process.versions.node.split('.').map(Number)
-  if (major > 22 || (major === 22 && minor >= 1)) return ['--test-skip-pattern=/^postgres:/']
-  return ['--test-name-pattern=/^(?!postgres:|<root>$)/']
-}
-
 const env = { ...process.env }
 const nodeOptions = []
 if (wantsPostgres) {
@@ -65,7 +53,9 @@ if (wantsPostgres) {
     console.error(`notice: PostgreSQL unreachable at ${PG_URL} (${problem}): PostgreSQL tests are skipped; set GATEHOUSE_REQUIRE_POSTGRES=1 to fail instead`)
     // Tells testDialects() to keep the dialect, so its tests are registered and counted.
     env.GATEHOUSE_TEST_POSTGRES = 'skip'
-    nodeOptions.push(...skipPostgresOptions())
+    // Each test process registers the `postgres: …` tests as skipped (see that file for why
+    // not the runner's --test-skip-pattern or --test-name-pattern).
+    nodeOptions.push('--import', pathToFileURL(resolve('scripts/skip-postgres-tests.mjs')).href)
   } else {
     // Checked here once: the test processes need not each connect to find out (on a loaded
     // machine that check's own 10 s limit failed a whole file).
