@@ -1,15 +1,16 @@
 // `npx tsx bench/mcp-tool-call.ts [BEFORE_ROOT]`: requests per second of MCP
 // `tools/call list_entries`, before and after the move to the SDK's v2 line, in one run.
 // BEFORE_ROOT is a checkout of the earlier code (default /work/main: the v1 SDK, a session
-// looked up in the database on every call); this tree is measured on 2026-07-28 (stateless)
-// and on 2025-11-25 (its session, as before). Each app runs in this process on its own
+// looked up in the database on every call; `-` leaves it out and compares this tree's two
+// revisions only); this tree is measured on 2026-07-28 (stateless) and on 2025-11-25 (its
+// session, as before). Each app runs in this process on its own
 // SQLite file with the small test catalogue, rate limit off; autocannon drives it.
 import { resolve } from 'node:path'
 import autocannon from 'autocannon'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
-const BEFORE = resolve(process.argv[2] ?? '/work/main')
+const BEFORE = process.argv[2] === '-' ? undefined : resolve(process.argv[2] ?? '/work/main')
 const AFTER = resolve(import.meta.dirname, '..')
 const ENV = { PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0' }
 const CALL = { name: 'list_entries', arguments: { limit: 20 } }
@@ -46,9 +47,11 @@ async function measure(label: string, s: Started, headers: Record<string, string
   return rps
 }
 
-const before = await start(BEFORE)
-await measure('before: v1 SDK, 2025-11-25 session (DB lookup)', before, await legacySession(before), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: CALL })
-await before.close()
+if (BEFORE) {
+  const before = await start(BEFORE)
+  await measure('before: v1 SDK, 2025-11-25 session (DB lookup)', before, await legacySession(before), { jsonrpc: '2.0', id: 2, method: 'tools/call', params: CALL })
+  await before.close()
+}
 
 const after = await start(AFTER)
 await measure('after: v2 SDK, 2026-07-28 stateless', after, {
