@@ -10,6 +10,7 @@ import autocannon from 'autocannon'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
+const WARMUP = Number(process.env.BENCH_WARMUP_SECONDS ?? 3)
 const BEFORE = process.argv[2] === '-' ? undefined : resolve(process.argv[2] ?? '/work/main')
 const AFTER = resolve(import.meta.dirname, '..')
 const ENV = { PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0' }
@@ -41,7 +42,11 @@ async function measure(label: string, s: Started, headers: Record<string, string
   const probe = await fetch(`${s.url}/gatehouse/mcp`, { method: 'POST', headers, body: JSON.stringify(body) })
   const text = await probe.text()
   if (probe.status !== 200 || !text.includes('structuredContent')) throw new Error(`${label}: ${probe.status} ${text.slice(0, 300)}`)
-  const r = await autocannon({ url: `${s.url}/gatehouse/mcp`, method: 'POST', headers, body: JSON.stringify(body), connections: CONNECTIONS, duration: SECONDS })
+  const request = { url: `${s.url}/gatehouse/mcp`, method: 'POST' as const, headers, body: JSON.stringify(body), connections: CONNECTIONS }
+  // Unmeasured first: the first requests of a path compile it (JIT, schemas), which would
+  // count against whichever revision is measured first.
+  await autocannon({ ...request, duration: WARMUP })
+  const r = await autocannon({ ...request, duration: SECONDS })
   const rps = Math.round(r.requests.average)
   process.stdout.write(`${label.padEnd(52)} ${String(rps).padStart(6)} req/s  p50 ${r.latency.p50} ms  p99 ${r.latency.p99} ms  non-2xx ${r.non2xx}\n`)
   return rps
