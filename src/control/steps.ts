@@ -6,6 +6,7 @@
 import type { StoreWriter } from '../store/content-store.js'
 import type { Actor } from './actor.js'
 import type { PolicyLimits } from './policy.js'
+import type { PreviewContext, RecordChange } from './change-preview.js'
 
 export interface StepContext<P = Record<string, unknown>> {
   readonly w: StoreWriter
@@ -20,6 +21,11 @@ export interface StepContext<P = Record<string, unknown>> {
 export interface Step<P = Record<string, unknown>> {
   readonly name: string
   run(ctx: StepContext<P>): Promise<unknown>
+  /**
+   * What run would write if it ran now, without writing (an approval's page shows it): every
+   * step has one, so every action's change can be shown field by field.
+   */
+  preview(ctx: PreviewContext<P>): Promise<readonly RecordChange[]>
   /** Reverses what run did, given its output; omitted when only the rollback can (a delete). */
   undo?(ctx: StepContext<P>, output: unknown): Promise<void>
 }

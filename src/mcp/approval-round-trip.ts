@@ -37,11 +37,35 @@ export interface RoundTrip {
   mint(state: RoundTripState): Promise<string>
 }
 
-/** The frozen refusal of the SDK's own verification seam, with the reason after it. */
-export const stateRefused = (reason: string) => new RoundTripRefusal(`Invalid or expired requestState: ${reason}`)
+/** What an agent does about a refused state: the same call without it starts over. */
+export const START_OVER = 'call execute_action again without requestState (same actionType, payload and idempotencyKey): '
+  + 'the server then requests a new approval if one is still needed, or answers the execution stored under that idempotencyKey'
 
-/** A request state refused by the handler (it became a JSON-RPC -32602 error, like the SDK's own refusals). */
-export class RoundTripRefusal extends Error {}
+/**
+ * A refused request state: the words the SDK's own verification seam uses, then why and what
+ * to do (`next`: how to go on; by default START_OVER).
+ */
+export const stateRefused = (reason: string, next = START_OVER) => new RoundTripRefusal(`Invalid or expired requestState: ${reason}; ${next}`)
+
+/**
+ * A request state refused by the handler: a JSON-RPC -32602 error with the SDK's
+ * `data.reason`, so a client that keys on it sees the same refusal the seam would give.
+ */
+export class RoundTripRefusal extends Error {
+  readonly data = { reason: 'invalid_request_state' } as const
+}
+
+/**
+ * Why the codec refused a state, in words (its errors are `malformed`, `mac`, `expired`,
+ * `bind`). Verified here rather than by the SDK's `requestState.verify` seam, whose refusal is
+ * the frozen "Invalid or expired requestState" with no reason and no way on (docs/decisions.md).
+ */
+export function codecRefusal(err: unknown): RoundTripRefusal {
+  const why = err instanceof Error ? err.message : ''
+  return stateRefused(why === 'expired' ? `it expired (states live ${ROUND_TRIP_TTL_MINUTES} minutes)`
+    : why === 'bind' ? 'it was issued to another credential or for another method'
+      : 'it was not issued by this server, or it was altered')
+}
 
 export function newState(approval: Approval, idempotencyKey: string, credentialId: string, now = Date.now()): RoundTripState {
   return {
@@ -53,7 +77,7 @@ export function newState(approval: Approval, idempotencyKey: string, credentialI
 /** Refuses a state that is past its expiry or was issued for another call. */
 export function checkState(state: RoundTripState, call: { actionType: string; payload: Record<string, unknown>; idempotencyKey: string }, credentialId: string, now = Date.now()): void {
   if (state.credentialId !== credentialId) throw stateRefused('it was issued to another credential')
-  if (now >= state.expiresAt) throw stateRefused(`it expired at ${new Date(state.expiresAt).toISOString()}; call execute_action again without it`)
+  if (now >= state.expiresAt) throw stateRefused(`it expired at ${new Date(state.expiresAt).toISOString()}`)
   if (state.actionType !== call.actionType || state.payloadDigest !== payloadDigest(call.payload) || state.idempotencyKey !== call.idempotencyKey) {
     throw stateRefused('it was issued for another actionType, payload or idempotencyKey')
   }

@@ -109,7 +109,7 @@ async function roundTripApproval(ctx: ToolContext, rt: RoundTrip, args: ExecuteA
   if (rt.state) {
     checkState(rt.state, args, caller.credentialId)
     if (!(await control.roundTrips.use({ stateId: rt.state.sid, approvalId: rt.state.approvalId, credentialId: caller.credentialId, expiresAt: rt.state.expiresAt }))) {
-      throw stateRefused('it was already used; call execute_action again with the same idempotencyKey to read the execution')
+      throw stateRefused('it was already used', 'call execute_action again without requestState and with the same idempotencyKey to read the execution')
     }
     const approval = await control.approvalFor(caller, rt.state.approvalId)
     const closed = closedApproval(approval)

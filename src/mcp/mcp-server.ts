@@ -16,7 +16,7 @@ import { describeResource, type McpResources } from './mcp-resources.js'
 import type { ToolContext } from './mcp-tool.js'
 import { describeTool, type ToolCatalog } from './tool-catalog.js'
 import { toolError, toolSuccess } from './tool-results.js'
-import { RoundTripRefusal, type RoundTrip, type RoundTripState } from './approval-round-trip.js'
+import { codecRefusal, RoundTripRefusal, type RoundTrip, type RoundTripState } from './approval-round-trip.js'
 
 export interface McpHooks {
   /** One tool call answered: the tool's name (`unknown` for a name no tool has) and `ok` or the error code. */
@@ -30,8 +30,9 @@ export interface ServerParts {
   readonly resources: McpResources
   readonly store: StoreErrors
   /**
-   * 2026-07-28 only: the request-state codec. The SDK verifies an echoed state with it before
-   * the handler runs (a failure is its frozen -32602) and hands the handler the payload.
+   * 2026-07-28 only: the request-state codec. tools/call verifies an echoed state with it
+   * itself (not through the SDK's `requestState.verify` seam, whose refusal is a frozen message
+   * that tells the agent neither why nor what to do): a refusal says both.
    */
   readonly codec?: RequestStateCodec<RoundTripState>
 }
@@ -45,15 +46,29 @@ const INSTRUCTIONS = 'Gatehouse: governed read access to content and commerce re
 /** Messages go out without a prefix of their own: the client adds "MCP error <code>:" once. */
 const protocolError = (code: ProtocolErrorCode, message: string) => new ProtocolError(code, message)
 
-/** The round trip of one 2026-07-28 call: the verified state it echoed, and minting bound to this request. */
-function roundTripOf(codec: RequestStateCodec<RoundTripState>, reqCtx: ServerContext): RoundTrip {
+/**
+ * The round trip of one 2026-07-28 call: the state it echoed, verified (signature, binding to
+ * the method and credential, the codec's expiry), and minting bound to this request. Without
+ * the SDK's seam configured, `requestState()` is the raw wire string (the SDK itself refuses
+ * one that is not a string, with its frozen message, before any handler runs).
+ */
+async function roundTripOf(codec: RequestStateCodec<RoundTripState>, reqCtx: ServerContext): Promise<RoundTrip> {
   // The SDK lifts the request's `_meta` envelope (version, client info, capabilities) into `envelope`.
   const envelope = reqCtx.mcpReq.envelope as Record<string, unknown> | undefined
   const declared = envelope?.[CLIENT_CAPABILITIES_META_KEY] as ClientCapabilities | undefined
+  const raw = reqCtx.mcpReq.requestState<string>()
+  let state: RoundTripState | undefined
+  if (raw !== undefined) {
+    try {
+      state = await codec.verify(raw, reqCtx)
+    } catch (err) {
+      throw codecRefusal(err)
+    }
+  }
   return {
-    state: reqCtx.mcpReq.requestState<RoundTripState>(),
+    state,
     canAskUrl: declared?.elicitation?.url !== undefined,
-    mint: (state) => codec.mint(state, reqCtx),
+    mint: (next) => codec.mint(next, reqCtx),
   }
 }
 
@@ -66,7 +81,6 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
       instructions: INSTRUCTIONS,
       // 2025-11-25 clients keep the request/poll flow: no input-required result reaches them.
       inputRequired: { legacyShim: false },
-      ...(parts.codec ? { requestState: { verify: parts.codec.verify } } : {}),
     },
   )
   const { caller } = ctx
@@ -90,8 +104,8 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
     }
     const checked = checkArguments(tool, request.params.arguments ?? {})
     if ('error' in checked) return answer(checked.error)
-    const call: ToolContext = parts.codec ? { ...ctx, roundTrip: roundTripOf(parts.codec, reqCtx) } : ctx
     try {
+      const call: ToolContext = parts.codec ? { ...ctx, roundTrip: await roundTripOf(parts.codec, reqCtx) } : ctx
       // Defaults were filled as the HTTP validator fills them, so both surfaces run the same
       // query (and hand out the same cursors).
       const result = await tool.run(call, checked.args)
@@ -105,7 +119,7 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
     } catch (err) {
       if (err instanceof RoundTripRefusal) {
         hooks.onToolCall?.(tool.name, 'INVALID_REQUEST')
-        throw protocolError(ProtocolErrorCode.InvalidParams, err.message)
+        throw new ProtocolError(ProtocolErrorCode.InvalidParams, err.message, err.data)
       }
       const known = toApiError(err, undefined, parts.store)
       if (known) return answer(known)
@@ -119,7 +133,12 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
 
   server.setRequestHandler('resources/templates/list', async () => ({ resourceTemplates: resources.templates(caller) }))
 
-  server.setRequestHandler('resources/read', async (request) => {
+  server.setRequestHandler('resources/read', async (request, reqCtx) => {
+    // Nothing here ever asks for input, so no state was issued for it (the codec binds a
+    // state to tools/call): refused as the SDK's seam refused it, with what to do.
+    if (reqCtx.mcpReq.requestState() !== undefined) {
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState: resources/read never asks for input; send it without requestState', { reason: 'invalid_request_state' })
+    }
     try {
       const read = await resources.read(caller, request.params.uri)
       if ('problem' in read) {

@@ -10,7 +10,7 @@ import { listAudit, verifyAudit } from '../control/audit-log.js'
 import type { Actor } from '../control/actor.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { approvalPage, approvalsView, auditView } from './views/control-views.js'
-import { approvalChanges } from '../control/approval-changes.js'
+import { approvalReview } from '../control/approval-review.js'
 
 const PAGE = 50
 const APPROVAL_ID = /^[A-Za-z0-9_-]{1,100}$/
@@ -31,8 +31,8 @@ export async function approvalRoutes(panel: FastifyInstance, ctx: PanelContext):
     if (!APPROVAL_ID.test(id)) throw invalid('id', 'not an approval id')
     const approval = await control.approvals.get(id)
     if (!approval) throw new ApiError('NOT_FOUND', `No approval ${id}`)
-    const changes = await approvalChanges(approval, ctx.services.store)
-    return renderPage(ctx, request, reply, { title: `Approval ${id}` }, approvalPage(sessionOf(request), approval, changes))
+    const review = await approvalReview(approval, { store: ctx.services.store, policies: control.policies })
+    return renderPage(ctx, request, reply, { title: `Approval ${id}` }, approvalPage(sessionOf(request), approval, review))
   })
 
   panel.post('/approvals/:id/decide', async (request, reply) => {

@@ -261,6 +261,43 @@ export class StoreWriter implements RecordWriter {
   }
 
   /**
+   * What `update` would store, without writing: the record as it is and as it would be, with
+   * what the family's hooks derive (an order's paidStatus) and their rules checked (they throw
+   * as the write would). For showing a change before it is made (an approval's page); the
+   * hooks get a view of the store that cannot write.
+   */
+  async previewUpdate(type: string, id: number, patch: Doc): Promise<{ previous: Doc; next: Doc }> {
+    const r = this.resourceOrThrow(type)
+    const problems = schemaProblems(r.updateInput, patch)
+    if (problems.length > 0) throw invalidMany(problems)
+    const previous = await this.get(type, id)
+    if (!previous) throw notFound(`No ${type} record with id ${id}`)
+    const next: Doc = { ...previous, ...patch }
+    await r.hooks?.beforeWrite?.(this.readOnly(), next, previous, { restore: false })
+    return { previous, next }
+  }
+
+  /** What `create` would store, without writing (defaults filled, hooks' values derived; no id, uid or timestamps yet). */
+  async previewCreate(type: string, input: Doc): Promise<Doc> {
+    const r = this.resourceOrThrow(type)
+    const problems = schemaProblems(r.createInput, input)
+    if (problems.length > 0) throw invalidMany(problems)
+    const next = completeRecord(r, input)
+    await r.hooks?.beforeWrite?.(this.readOnly(), next, undefined)
+    return next
+  }
+
+  private readOnly(): RecordWriter {
+    return {
+      get: (type, id) => this.get(type, id),
+      docsWhere: (type, property, value) => this.docsWhere(type, property, value),
+      idsWhere: (type, property, value) => this.idsWhere(type, property, value),
+      remove: () => Promise.reject(new Error('a preview writes nothing')),
+      markDirty: () => {},
+    }
+  }
+
+  /**
    * An owner's status decides whether readers may see the records it owns (a content block
    * of an unpublished entry is hidden with it), so a status change is a change of each of
    * them too: the feed then shows them as deletes or again with a snapshot, and a mirror

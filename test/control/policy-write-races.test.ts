@@ -7,9 +7,8 @@
 // against the state it was written into.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { spawn } from 'node:child_process'
-import { PG_URL, testDialects, type TestApp, type TestResponse } from '../helpers/test-app.js'
-import { ROOT, cliArgs, cliEnv } from '../cli/helpers/cli.js'
+import { testDialects, type TestApp, type TestResponse } from '../helpers/test-app.js'
+import { processDatabaseUrl, startServeProcess, type ServeProcess } from '../helpers/serve-process.js'
 import { listAudit } from '../../src/control/audit-log.js'
 import { relaxations } from '../../src/control/policy-relaxation.js'
 import { changeRelaxations } from '../../src/control/latent-relaxation.js'
@@ -63,31 +62,17 @@ interface Remote {
 /** This process's app (a), and `gatehouse serve` as a child process on its database (b). */
 async function twoProcesses(dialect: 'sqlite' | 'postgres'): Promise<{ a: ControlApp; b: Remote; close: () => Promise<void> }> {
   const a = await controlApp(dialect)
-  // libpq-style options put every connection of the child in the test's schema.
-  const url = a.database.schema === undefined ? a.database.url
-    : `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${a.database.schema}`)}`
-  const child = spawn(process.execPath, cliArgs(['serve', '--port', '0']), {
-    cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'],
-    env: cliEnv({ PLUGIN_GATEHOUSE_DATABASE_URL: url, PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true', PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN, PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '0' }),
-  })
-  let out = ''
-  let err = ''
-  child.stdout?.on('data', (d: Buffer) => { out += d.toString() })
-  child.stderr?.on('data', (d: Buffer) => { err += d.toString() })
-  const exited = new Promise((resolve) => child.on('exit', resolve))
-  const close = async () => {
-    if (child.exitCode === null) child.kill('SIGTERM')
-    await exited
+  let child: ServeProcess
+  try {
+    child = await startServeProcess({ PLUGIN_GATEHOUSE_DATABASE_URL: processDatabaseUrl(a.database), PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true', PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN })
+  } catch (err) {
     await a.close()
+    throw err
   }
-  const deadline = Date.now() + 60_000
-  let base: string | undefined
-  while ((base = /^Gatehouse listening on (http:\/\/\S+)$/m.exec(out)?.[1]) === undefined) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await close()
-      throw new Error(`gatehouse serve did not start:\n${err}`)
-    }
-    await new Promise((r) => setTimeout(r, 50))
+  const base = child.base
+  const close = async () => {
+    await child.stop()
+    await a.close()
   }
   const b: Remote = {
     async post(path, body, token) {

@@ -12,6 +12,7 @@ const WEBHOOKS = { PLUGIN_GATEHOUSE_WEBHOOK_URL: 'http://127.0.0.1:9/hooks', PLU
 
 const failingStep: Step = {
   name: 'injectedFailure',
+  preview: async () => [],
   async run() {
     throw new Error('injected failure after the last write step: SELECT secret FROM internals')
   },

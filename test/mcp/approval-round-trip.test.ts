@@ -14,6 +14,7 @@ import { testDialects, type TestApp } from '../helpers/test-app.js'
 import { connect, structured, toolErrorOf } from './helpers/mcp-client.js'
 import { connectModern } from './helpers/mcp-modern-client.js'
 import { modernRequest, twoProcesses, type TwoProcesses } from './helpers/two-processes.js'
+import { START_OVER } from '../../src/mcp/approval-round-trip.js'
 
 const AGENT = ['control:approvals:request', 'control:approvals:read', 'control:actions:simulate', 'control:actions:execute', 'variants:read']
 
@@ -79,7 +80,7 @@ for (const dialect of await testDialects()) {
     assert.equal(done.body.result.structuredContent.data.status, 'succeeded', JSON.stringify(done.body))
     const reused = await retry(p.urls[0])
     assert.equal(reused.body.error?.code, -32602)
-    assert.match(reused.body.error?.message ?? '', /requestState: it was already used/)
+    assert.equal(reused.body.error?.message, 'Invalid or expired requestState: it was already used; call execute_action again without requestState and with the same idempotencyKey to read the execution')
     assert.equal(await variantChanges(p.a, variantId), before + 2)
 
     // Bound to the call: another payload or key with this state is refused.
@@ -90,11 +91,23 @@ for (const dialect of await testDialects()) {
     // Bound to the credential: another credential's retry is refused by the signature's binding.
     const other = await p.a.issueToken(AGENT)
     const stolen = await modernRequest(p.urls[1], other, 'tools/call', { name: 'execute_action', arguments: { actionType: 'variant.setPrice', payload: { variantId, price: 23 }, idempotencyKey: 'price-23' }, requestState: stateFor23 })
-    assert.deepEqual(stolen.body.error && [stolen.body.error.code, stolen.body.error.message], [-32602, 'Invalid or expired requestState'])
+    assert.deepEqual(stolen.body.error && [stolen.body.error.code, stolen.body.error.message, stolen.body.error.data], [-32602,
+      `Invalid or expired requestState: it was issued to another credential or for another method; ${START_OVER}`, { reason: 'invalid_request_state' }])
+    // What the refusal says to do works: the same call without the state asks for the other credential's own approval.
+    const startedOver = await modernRequest(p.urls[1], other, 'tools/call', { name: 'execute_action', arguments: { actionType: 'variant.setPrice', payload: { variantId, price: 23 }, idempotencyKey: 'price-23' } })
+    assert.equal(startedOver.body.result?.resultType, 'input_required', JSON.stringify(startedOver.body))
+    assert.notEqual(startedOver.body.result.inputRequests.approval.params.url, third.body.result.inputRequests.approval.params.url)
     // Tampered: refused.
     const tampered = stateFor23.slice(0, -2) + (stateFor23.endsWith('AA') ? 'BB' : 'AA')
     const forged = await modernRequest(p.urls[1], token, 'tools/call', { name: 'execute_action', arguments: { actionType: 'variant.setPrice', payload: { variantId, price: 23 }, idempotencyKey: 'price-23' }, requestState: tampered })
-    assert.equal(forged.body.error?.message, 'Invalid or expired requestState')
+    assert.deepEqual(forged.body.error && [forged.body.error.code, forged.body.error.message, forged.body.error.data], [-32602,
+      `Invalid or expired requestState: it was not issued by this server, or it was altered; ${START_OVER}`, { reason: 'invalid_request_state' }])
+    // Not a string at all: the SDK refuses it before any handler, with its own fixed words.
+    const notText = await modernRequest(p.urls[1], token, 'tools/call', { name: 'execute_action', arguments: { actionType: 'variant.setPrice', payload: { variantId, price: 23 }, idempotencyKey: 'price-23' }, requestState: 42 })
+    assert.deepEqual(notText.body.error && [notText.body.error.code, notText.body.error.message], [-32602, 'Invalid or expired requestState'])
+    // No state is ever issued for resources/read: one sent there is refused, saying so.
+    const onRead = await modernRequest(p.urls[0], token, 'resources/read', { uri: `gatehouse://records/variants/${variantId}`, requestState: stateFor23 })
+    assert.match(onRead.body.error?.message ?? '', /^Invalid or expired requestState: resources\/read never asks for input; send it without requestState$/)
     // Expired: correctly signed with the site's key, but past its expiry.
     const credentialId = (await p.a.services.credentials.authenticate(token, '127.0.0.1')).credentialId
     const codec = createRequestStateCodec({ key: await siteSecret(p.a.database.db, 'mcp_request_state_secret'), bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}` })
@@ -102,7 +115,8 @@ for (const dialect of await testDialects()) {
       sid: 'expired-1', approvalId: 'apr_x', actionType: 'variant.setPrice', payloadDigest: payloadDigest({ variantId, price: 23 }), idempotencyKey: 'price-23', credentialId, expiresAt: Date.now() - 1000,
     }, { mcpReq: { method: 'tools/call' }, http: { authInfo: { clientId: credentialId } } } as never)
     const expired = await modernRequest(p.urls[0], token, 'tools/call', { name: 'execute_action', arguments: { actionType: 'variant.setPrice', payload: { variantId, price: 23 }, idempotencyKey: 'price-23' }, requestState: expiredState })
-    assert.match(expired.body.error?.message ?? '', /requestState: it expired at/)
+    assert.ok(expired.body.error?.message.startsWith('Invalid or expired requestState: it expired at '), expired.body.error?.message)
+    assert.ok(expired.body.error?.message.endsWith(`; ${START_OVER}`), 'the refusal says what to do')
     assert.equal(await price(p.a, variantId), 22, 'nothing of the refused retries ran')
     await Promise.all([agent.client.close(), again.client.close()])
   })

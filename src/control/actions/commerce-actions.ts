@@ -80,7 +80,6 @@ export const adjustStock = defineAction<AdjustStock>({
     if (p.delta === 0) throw invalid('payload.delta', 'must not be 0')
     return variantTarget(read, p.variantId)
   },
-  changes: (p, current) => [{ field: 'stock', before: current?.stock ?? null, after: ((current?.stock as number | undefined) ?? 0) + p.delta }],
   limits: (p, current, limits) => [
     maxLimit('maxStockAdjustment', 'payload.delta', limits.maxStockAdjustment, Math.abs(p.delta)),
     stockFloor(p, current, limits.allowNegativeStock === true),

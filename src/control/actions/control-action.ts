@@ -68,11 +68,6 @@ export interface ControlAction<P = Record<string, unknown>> {
    * time, and an execution with that approval is blocked when it no longer matches.
    */
   reviewedState?(payload: P, current: Doc | undefined): ReviewedState
-  /**
-   * The fields it changes, now and after, when its payload does not name them (a stock delta):
-   * shown on the approval's page. Without it the page pairs payload members with the record's fields.
-   */
-  changes?(payload: P, current: Doc | undefined): { field: string; before: unknown; after: unknown }[]
   readonly steps: readonly Step<P>[]
   /** The execution's `result`, from the steps' outputs. */
   result(outputs: Readonly<Record<string, unknown>>): Record<string, unknown>

@@ -7,6 +7,8 @@ import { invalid, invalidMany, type ErrorDetail } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
 import type { Doc } from '../../resources/hooks.js'
 import { defineAction, type ActionTarget, type Resolved } from './control-action.js'
+import { createPreview, updatePreview } from '../change-preview.js'
+import type { Actor } from '../actor.js'
 
 const Handle = () => Type.String({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_-]*$' })
 
@@ -27,7 +29,7 @@ const entryScope = (section: string, entryId: number | null): ActionTarget['scop
   what: entryId !== null ? `entry ${entryId} in section ${section}` : `a new entry in section ${section}`,
 })
 
-async function findDraft(read: StoreWriter, entryId: number | null, name: string): Promise<Doc | undefined> {
+async function findDraft(read: Pick<StoreWriter, 'get' | 'idsWhere'>, entryId: number | null, name: string): Promise<Doc | undefined> {
   for (const id of await read.idsWhere('entry-drafts', 'name', name)) {
     const draft = await read.get('entry-drafts', id)
     if (draft && (draft.entryId ?? null) === entryId) return draft
@@ -37,6 +39,16 @@ async function findDraft(read: StoreWriter, entryId: number | null, name: string
 
 const pick = (p: UpdateDraft): Doc =>
   Object.fromEntries((['title', 'slug', 'fields'] as const).filter((k) => p[k] !== undefined).map((k) => [k, p[k]]))
+
+/** A new draft: the entry's content (or the new entry's section and type), then the payload's. */
+const newDraft = (p: UpdateDraft, entry: Doc | undefined, executor: Actor): Doc => ({
+  ...(entry ? { section: entry.section, type: entry.type, title: entry.title, slug: entry.slug, fields: entry.fields } : { section: p.section, type: p.type }),
+  ...pick(p), entryId: p.entryId ?? null, name: p.name, creatorId: `${executor.type}:${executor.id}`,
+})
+
+/** What publishing applies of a draft: to an entry its content; a new entry also its section and type, live from now. */
+const published = (draft: Readonly<Doc>): Doc => ({ title: draft.title, slug: draft.slug, fields: draft.fields })
+const newEntry = (draft: Readonly<Doc>): Doc => ({ section: draft.section, type: draft.type, ...published(draft), status: 'live', postDate: new Date().toISOString() })
 
 export const updateDraft = defineAction<UpdateDraft>({
   type: 'entry.updateDraft',
@@ -82,6 +94,14 @@ export const updateDraft = defineAction<UpdateDraft>({
   limits: () => [],
   steps: [{
     name: 'saveDraft',
+    async preview({ read, payload: p, executor }) {
+      const entryId = p.entryId ?? null
+      const existing = await findDraft(read, entryId, p.name)
+      if (existing) return [await updatePreview(read, 'entry-drafts', existing.id as number, pick(p))]
+      const entry = entryId === null ? undefined : await read.get('entries', entryId)
+      if (entryId !== null && !entry) throw invalid('payload.entryId', `no entries record with id ${entryId}`)
+      return [await createPreview(read, 'entry-drafts', newDraft(p, entry, executor))]
+    },
     async run({ w, payload: p, executor }) {
       const entryId = p.entryId ?? null
       const existing = await findDraft(w, entryId, p.name)
@@ -93,8 +113,7 @@ export const updateDraft = defineAction<UpdateDraft>({
       }
       const entry = entryId === null ? undefined : await w.get('entries', entryId)
       if (entryId !== null && !entry) throw invalid('payload.entryId', `no entries record with id ${entryId}`)
-      const base: Doc = entry ? { section: entry.section, type: entry.type, title: entry.title, slug: entry.slug, fields: entry.fields } : { section: p.section, type: p.type }
-      const draft = await w.create('entry-drafts', { ...base, ...pick(p), entryId, name: p.name, creatorId: `${executor.type}:${executor.id}` })
+      const draft = await w.create('entry-drafts', newDraft(p, entry, executor))
       return { draft, created: true, previous: {} }
     },
     async undo({ w }, output) {
@@ -141,13 +160,20 @@ export const publishDraft = defineAction<PublishDraft>({
   }),
   steps: [{
     name: 'applyDraft',
+    // The content approved (the reviewed state), applied to the entry as it is now.
+    async preview({ read, payload: p, reviewed }) {
+      const draft = reviewed ?? await read.get('entry-drafts', p.draftId)
+      if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)
+      const entryId = (draft.entryId as number | null) ?? null
+      return [entryId === null ? await createPreview(read, 'entries', newEntry(draft)) : await updatePreview(read, 'entries', entryId, published(draft))]
+    },
     async run({ w, payload: p }) {
       const draft = await w.get('entry-drafts', p.draftId)
       if (!draft) throw invalid('payload.draftId', `no draft with id ${p.draftId}`)
-      const content: Doc = { title: draft.title, slug: draft.slug, fields: draft.fields }
+      const content = published(draft)
       const entryId = (draft.entryId as number | null) ?? null
       if (entryId === null) {
-        const entry = await w.create('entries', { section: draft.section, type: draft.type, ...content, status: 'live', postDate: new Date().toISOString() })
+        const entry = await w.create('entries', newEntry(draft))
         return { entryId: entry.id, created: true, previous: {} }
       }
       const current = await w.get('entries', entryId)
@@ -165,6 +191,7 @@ export const publishDraft = defineAction<PublishDraft>({
     // No undo: the write service cannot re-create a record with its old id; the
     // transaction's rollback brings the draft back.
     name: 'removeDraft',
+    preview: async ({ payload: p }) => [{ type: 'entry-drafts', id: p.draftId, kind: 'delete', fields: [] }],
     async run({ w, payload: p }) {
       await w.remove('entry-drafts', p.draftId)
       return { draftId: p.draftId }

@@ -7,7 +7,9 @@ import { cell } from './format.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { Approval } from '../../control/approval-store.js'
 import type { AuditRecord, AuditVerification } from '../../control/audit-log.js'
-import type { ApprovalChanges } from '../../control/approval-changes.js'
+import type { ApprovalReview } from '../../control/approval-review.js'
+import type { RecordChange } from '../../control/change-preview.js'
+import { limitsTable, limitsText } from './policy-views.js'
 
 const badge = (text: string) => html`<span class="badge ${text}">${text}</span>`
 const actor = (a: { type: string; id: string }) => html`${a.type} <code>${a.id}</code>`
@@ -26,15 +28,37 @@ function provenance(a: Approval): Html {
   return html`<span class="muted provenance">(via ${m.source}${by}; ${agent}${typeof m.agentVersion === 'string' ? html` ${m.agentVersion}` : ''}; trace ${m.traceId})</span>`
 }
 
-/** The page of one approval: what will change, the target, the policy, who asks, and the decision forms while pending. */
-export function approvalPage(s: PanelSession, a: Approval, c: ApprovalChanges): Html {
-  const changes = c.changes.length === 0 ? html`<p class="muted">No field values to compare.</p>` : html`<table class="cards changes">
+const value = (v: unknown) => html`<code>${JSON.stringify(v) ?? 'null'}</code>`
+
+/** One record the execution would write: each value now and after (a created one: its values; a removed one: that it goes). */
+function recordChange(c: RecordChange): Html {
+  const name = c.id === null ? `a new ${c.type} record` : `${c.type} ${c.id}`
+  if (c.kind === 'delete') return html`<h3 class="record-change">${name}: removed</h3>`
+  return html`<h3 class="record-change">${name}${c.kind === 'create' ? ': created' : ''}</h3>${c.fields.length === 0 ? html`<p class="muted">No stored value would change.</p>` : html`<table class="cards changes">
     <thead><tr><th>Field</th><th>Now</th><th>After</th></tr></thead><tbody>
-    ${c.changes.map((f) => html`<tr>${cell('Field', html`<code>${f.field}</code>`)}${cell('Now', html`<code>${JSON.stringify(f.before) ?? 'null'}</code>`)}${cell('After', html`<code>${JSON.stringify(f.after) ?? 'null'}</code>`)}</tr>`)}
-  </tbody></table>`
+    ${c.fields.map((f) => html`<tr>${cell('Field', html`<code>${f.field}</code>`)}${cell('Now', c.kind === 'create' ? html`<span class="muted">—</span>` : value(f.before))}${cell('After', value(f.after))}</tr>`)}
+  </tbody></table>`}`
+}
+
+/** The policy deciding the action now, its limits in words, and each limit beside this request's value. */
+function policyLimits(a: Approval, r: ApprovalReview): Html {
+  const p = r.policy
+  if (!p) return html``
+  const limits = limitsText(p)
+  const then = p.handle !== a.policyHandle ? html` <span class="fail">(requested under <code>${a.policyHandle}</code>; the policy deciding it has changed since)</span>` : ''
+  return html`<section id="approval-limits"><h2>Policy and limits</h2>
+    <p>Decided by ${p.builtIn ? html`the built-in policy` : html`policy <strong>${p.displayName}</strong> <code>${p.handle}</code>`} (actions <code>${p.actionPattern}</code>)${then}.
+      ${limits === '—' ? 'It sets no limits' : `Its limits: ${limits}`}. Limits are checked against the values now, and again when the action executes.</p>
+    ${r.limits.length === 0 ? html`<p class="muted">No limit applies to ${a.actionType}.</p>` : limitsTable(r.limits)}</section>`
+}
+
+/** The page of one approval: what will change, the policy and its limits, who asks, and the decision forms while pending. */
+export function approvalPage(s: PanelSession, a: Approval, r: ApprovalReview): Html {
   return html`<h1>Approval <code>${a.id}</code> ${badge(a.status)}</h1>
-    <section id="approval-changes"><h2>${a.actionType} on ${c.target ?? '—'}</h2>${changes}
-      ${c.problem ? html`<p class="fail">Current values could not be read: ${c.problem}</p>` : ''}</section>
+    <section id="approval-changes"><h2>${a.actionType} on ${r.target ?? '—'}</h2>
+      ${r.stale ? html`<p class="fail">${r.stale}</p>` : ''}
+      ${r.problem ? html`<p class="fail">What it would change cannot be shown: ${r.problem}</p>` : r.records.map(recordChange)}</section>
+    ${policyLimits(a, r)}
     ${a.status === 'pending' ? pendingCard(s, a) : html`<section><dl class="kv"><dt>Requested by</dt><dd>${actor(a.requester)} at ${when(a.createdAt)} ${provenance(a)}</dd>
       <dt>Policy</dt><dd>${a.policyHandle} (${a.riskLevel} risk, ${a.requiredApprovals} approval${a.requiredApprovals > 1 ? 's' : ''})</dd><dt>Decisions</dt><dd>${decisions(a)}</dd></dl></section>`}`
 }

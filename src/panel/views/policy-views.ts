@@ -5,6 +5,7 @@ import { html, prettyJson, when, type Html } from '../html.js'
 import { csrfField, PANEL_BASE } from '../layout.js'
 import type { PanelSession } from '../panel-sessions.js'
 import type { Policy } from '../../control/policy.js'
+import type { LimitResult } from '../../control/actions/control-action.js'
 import { RISK_LEVELS } from '../../control/policy.js'
 import type { simulationView } from '../../control/simulation-view.js'
 import type { CredentialRecord } from '../../auth/credentials.js'
@@ -21,7 +22,8 @@ function approvalText(p: Policy): string {
   return p.requiredApprovals === null ? 'by risk (2 for high and critical)' : `${p.requiredApprovals} approval${p.requiredApprovals === 1 ? '' : 's'}`
 }
 
-function limitsText(p: Policy): string {
+/** A policy's limits in words (`price change ≤ 10%; no negative stock`), or — when it sets none. */
+export function limitsText(p: Policy): string {
   const l = p.limits
   const parts = [
     l.maxPriceChangePercent !== undefined ? `price change ≤ ${l.maxPriceChangePercent}%` : '',
@@ -30,6 +32,18 @@ function limitsText(p: Policy): string {
     l.allowNegativeStock !== undefined ? (l.allowNegativeStock ? 'negative stock allowed' : 'no negative stock') : '',
   ].filter(Boolean)
   return parts.length === 0 ? '—' : parts.join('; ')
+}
+
+/**
+ * Limits checked for one payload: each with its largest allowed value (the policy's, or the
+ * action's own rule such as what is left to refund) beside the payload's value. The simulator
+ * and an approval's page show the same table.
+ */
+export function limitsTable(limits: readonly Omit<LimitResult, 'param'>[]): Html {
+  const largest = (l: Omit<LimitResult, 'param'>) => l.max ?? (l.source === 'policy' ? html`<span class="muted">not set by the policy</span>` : '—')
+  return html`<table class="cards limits"><thead><tr><th>Limit</th><th>Set by</th><th>Largest allowed</th><th>This payload</th><th>Result</th></tr></thead><tbody>
+    ${limits.map((l) => html`<tr>${cell('Limit', html`<code>${l.name}</code>`)}${cell('Set by', l.source === 'policy' ? 'policy' : 'the action\'s own rule')}${cell('Largest allowed', largest(l))}${cell('This payload', l.actual ?? '—')}
+      ${cell('Result', l.ok ? badge('within', 'ok') : html`${badge('over', 'fail')} ${l.problem ?? ''}`)}</tr>`)}</tbody></table>`
 }
 
 export function policyListView(policies: readonly Policy[]): Html {
@@ -109,9 +123,7 @@ function simulationResult(r: Simulation, credential: string): Html {
       <dt>Boundaries</dt><dd>${!r.boundaries.bounded ? 'none on this credential' : r.boundaries.allowed ? 'inside them' : html`<span class="fail">${r.boundaries.problem ?? 'outside them'}</span>`}</dd>
     </dl>
     ${r.payloadErrors.length > 0 ? html`<h3>Payload problems</h3><ul>${r.payloadErrors.map((e) => html`<li><code>${e.param}</code>: ${e.problem}</li>`)}</ul>` : ''}
-    ${r.limits.length > 0 ? html`<h3>Limits</h3><table class="cards"><thead><tr><th>Limit</th><th>Set by</th><th>Largest allowed</th><th>This payload</th><th>Result</th></tr></thead><tbody>
-      ${r.limits.map((l) => html`<tr>${cell('Limit', l.name)}${cell('Set by', l.source)}${cell('Largest allowed', l.max ?? '—')}${cell('This payload', l.actual ?? '—')}
-        ${cell('Result', l.ok ? badge('within', 'ok') : html`${badge('over', 'fail')} ${l.problem ?? ''}`)}</tr>`)}</tbody></table>` : ''}
+    ${r.limits.length > 0 ? html`<h3>Limits</h3>${limitsTable(r.limits)}` : ''}
     <details><summary>The answer as the API gives it</summary><pre>${prettyJson(r)}</pre></details></section>`
 }
 

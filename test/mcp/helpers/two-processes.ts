@@ -58,7 +58,9 @@ export async function modernRequest(baseUrl: string, token: string, method: stri
     method: 'POST',
     headers: {
       authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream',
-      'mcp-protocol-version': '2026-07-28', 'mcp-method': method, ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
+      'mcp-protocol-version': '2026-07-28', 'mcp-method': method,
+      // The header the transport rules ask for: the tool's name, or the resource's URI.
+      ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : typeof params.uri === 'string' ? { 'mcp-name': params.uri } : {}),
     },
     body: JSON.stringify(body),
   })

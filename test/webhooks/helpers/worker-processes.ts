@@ -2,15 +2,9 @@
 // operator scales out, so tests can kill it (SIGKILL) or stop it (SIGTERM).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { tmpdir } from 'node:os'
-import type { TestDatabase } from '../../helpers/test-app.js'
 import { LAUNCHER, launcherEnv } from '../../helpers/cli-command.js'
 
-/** The database URL a separate process uses; a PostgreSQL test schema goes in as search_path. */
-export function processDatabaseUrl(db: TestDatabase): string {
-  if (!db.schema) return db.url
-  const sep = db.url.includes('?') ? '&' : '?'
-  return `${db.url}${sep}options=${encodeURIComponent(`-c search_path=${db.schema}`)}`
-}
+export { processDatabaseUrl } from '../../helpers/serve-process.js'
 
 export interface WorkerProcess {
   readonly child: ChildProcess
