@@ -103,7 +103,9 @@ const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
-if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-timing.mjs', '--test-reporter-destination=/dev/null')
+// (Its reporter prints nothing; the destination is a file in the run's folder, not /dev/null,
+// which Node 24's runner fails to fsync when it closes: EINVAL, and the run exits 1.)
+if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-timing.mjs', `--test-reporter-destination=${join(groupDir, 'timing-reporter.out')}`)
 const res = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...reporters, ...nodeOptions, ...entries], { stdio: 'inherit', env })
 // The test processes' CPU (and their children's: the CLI, pg_dump) is the figure a shared
 // machine leaves comparable; PostgreSQL's own is not in it.
