@@ -15,6 +15,8 @@ export interface BenchRow {
   readonly baselineRps: number
   readonly ratio: number
   readonly errors: number
+  /** Share of the measured run's answers that came from Gatehouse's page cache (none for the floor). */
+  readonly cached?: number
 }
 
 export interface FollowResult {
@@ -32,6 +34,7 @@ export interface WalkRow {
   readonly p99: number
   readonly ratio: number
   readonly errors: number
+  readonly cached?: number
 }
 
 export interface BenchReport {
@@ -52,6 +55,7 @@ export interface BenchReport {
 
 const DOC = 'docs/performance.md'
 const fixed = (n: number, digits = 0) => n.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+const share = (n: number | undefined) => (n === undefined ? '—' : `${fixed(n * 100, 1)} %`)
 
 export function renderReport(r: BenchReport): string {
   const lines = [
@@ -59,16 +63,16 @@ export function renderReport(r: BenchReport): string {
     '',
     'Each row\'s baseline sends a static payload of the row\'s mean answer size (bytes).',
     '',
-    '| work | requests | distinct paths | bytes | req/s | p50 ms | p99 ms | baseline req/s | ratio | errors |',
-    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.bytes)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${x.errors} |`),
+    '| work | requests | distinct paths | bytes | req/s | p50 ms | p99 ms | baseline req/s | ratio | from cache | errors |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.rows.map((x) => `| ${x.name} | ${x.detail} | ${fixed(x.distinct)} | ${fixed(x.bytes)} | ${fixed(x.rps)} | ${x.p50} | ${x.p99} | ${fixed(x.baselineRps)} | ${fixed(x.ratio, 3)} | ${share(x.cached)} | ${x.errors} |`),
     '',
     ...(r.headToHead?.length ? [
       `Gatehouse against its floor, both up at once, in ${r.headToHead[0].rounds} alternating runs each (req/s over all runs, p99 the median run's):`,
       '',
-      '| work | bytes, Gatehouse / floor | Gatehouse req/s | floor req/s | of floor | Gatehouse p99 ms | floor p99 ms | p99/floor | errors |',
-      '|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-      ...r.headToHead.map((h) => `| ${h.name} | ${fixed(h.bytes)} / ${fixed(h.floorBytes)} | ${fixed(h.rps)} | ${fixed(h.floorRps)} | ${fixed(h.rps / h.floorRps, 2)} | ${h.p99} | ${h.floorP99} | ${fixed(h.p99 / Math.max(h.floorP99, 1), 2)} | ${h.errors} |`),
+      '| work | bytes, Gatehouse / floor | Gatehouse req/s | floor req/s | of floor | Gatehouse p99 ms | floor p99 ms | p99/floor | Gatehouse from cache | errors |',
+      '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...r.headToHead.map((h) => `| ${h.name} | ${fixed(h.bytes)} / ${fixed(h.floorBytes)} | ${fixed(h.rps)} | ${fixed(h.floorRps)} | ${fixed(h.rps / h.floorRps, 2)} | ${h.p99} | ${h.floorP99} | ${fixed(h.p99 / Math.max(h.floorP99, 1), 2)} | ${share(h.cached)} | ${h.errors} |`),
       '',
     ] : []),
     ...(r.follow?.gatehouse && r.follow.floor ? [
@@ -79,9 +83,9 @@ export function renderReport(r: BenchReport): string {
     '',
     'Walk of distinct pages (`limit=20`) by table size: plain keyset pages, `filter=title:~…` (contains) and `filter=fields.tagIds:N` (exact, a document path).',
     '',
-    '| entries | pages | distinct paths | bytes | req/s | p50 ms | p99 ms | ratio | errors |',
-    '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
-    ...r.walk.map((w) => `| ${fixed(w.size)} | ${w.kind} | ${fixed(w.distinct)} | ${fixed(w.bytes)} | ${fixed(w.rps)} | ${w.p50} | ${w.p99} | ${fixed(w.ratio, 3)} | ${w.errors} |`),
+    '| entries | pages | distinct paths | bytes | req/s | p50 ms | p99 ms | ratio | from cache | errors |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...r.walk.map((w) => `| ${fixed(w.size)} | ${w.kind} | ${fixed(w.distinct)} | ${fixed(w.bytes)} | ${fixed(w.rps)} | ${w.p50} | ${w.p99} | ${fixed(w.ratio, 3)} | ${share(w.cached)} | ${w.errors} |`),
   ]
   return lines.join('\n')
 }

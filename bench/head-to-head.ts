@@ -19,13 +19,31 @@ export interface HeadToHeadRow {
   readonly p99: number
   readonly floorP99: number
   readonly errors: number
+  /** Share of Gatehouse's answers in its runs that came from its page cache (0 for a distinct walk). */
+  readonly cached?: number
+}
+
+/** Gatehouse's page-cache counters (`/metrics` `pageCache`). */
+export interface CacheCounts {
+  readonly hits: number
+  readonly misses: number
+}
+
+/** The share of the requests between two readings of the counters answered from the cache. */
+export function cachedShare(before: CacheCounts, after: CacheCounts): number {
+  const hits = after.hits - before.hits
+  const all = hits + after.misses - before.misses
+  return all > 0 ? hits / all : 0
 }
 
 export interface Side {
   readonly server: BenchServer
   /** Full paths (with any API prefix) of the distinct pages to cycle through. */
   readonly paths: readonly string[]
-  readonly bytes: number
+  /** Mean answer size, measured after the runs (so its requests cannot warm the page cache). */
+  readonly bytes: () => Promise<number>
+  /** Gatehouse's page-cache counters; the floor has none. */
+  readonly counts?: () => Promise<CacheCounts>
 }
 
 type Load = (url: string, paths: readonly string[], seconds: number) => Promise<autocannon.Result>
@@ -42,6 +60,7 @@ export async function headToHead(name: string, gatehouse: Side, floor: Side, loa
     await load(side.server.url, side.paths, 2)
     await settle(side.server)
   }
+  const before = await gatehouse.counts?.()
   for (let i = 0; i < rounds; i++) {
     // The order alternates too, so neither side always runs right after the other.
     const order: Array<['g' | 'f', Side]> = i % 2 === 0 ? [['g', gatehouse], ['f', floor]] : [['f', floor], ['g', gatehouse]]
@@ -50,9 +69,11 @@ export async function headToHead(name: string, gatehouse: Side, floor: Side, loa
       await settle(side.server)
     }
   }
+  const after = await gatehouse.counts?.()
   const rps = (rs: autocannon.Result[]) => rs.reduce((s, r) => s + r.requests.total, 0) / rs.reduce((s, r) => s + r.duration, 0)
   return {
-    name, rounds, bytes: gatehouse.bytes, floorBytes: floor.bytes,
+    name, rounds, bytes: await gatehouse.bytes(), floorBytes: await floor.bytes(),
+    cached: before && after ? cachedShare(before, after) : undefined,
     rps: rps(runs.g), floorRps: rps(runs.f),
     p99: median(runs.g.map((r) => r.latency.p99)), floorP99: median(runs.f.map((r) => r.latency.p99)),
     errors: [...runs.g, ...runs.f].reduce((s, r) => s + r.errors + r.non2xx, 0),

@@ -11,7 +11,7 @@ import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import autocannon from 'autocannon'
 import { BENCH_TOKEN, startBaseline, startFloor, startGatehouse, type BenchServer } from './bench-servers.js'
-import { headToHead } from './head-to-head.js'
+import { cachedShare, headToHead, type CacheCounts } from './head-to-head.js'
 import { demoDatabase, entriesDatabase, TAGS, WORDS } from './bench-data.js'
 import { writeReport, type BenchReport, type BenchRow } from './bench-report.js'
 
@@ -104,12 +104,31 @@ async function follow(url: string, first: string, next: (cursor: string) => stri
   return { changesPerSecond: changes / elapsed, pagesPerSecond: pages / elapsed }
 }
 
+/**
+ * Where each list of paths is in its cycle: a run goes on where the last run over the same list
+ * stopped. Starting each run from the first path again would ask for pages the page cache saw
+ * moments before, and it would keep them and answer from them (a "distinct" row partly cached).
+ */
+const positions = new WeakMap<readonly string[], number>()
+
 async function load(url: string, paths: readonly string[], seconds: number): Promise<autocannon.Result> {
-  let i = 0
   return autocannon({
     url, connections: CONNECTIONS, duration: seconds, headers: { authorization: `Bearer ${BENCH_TOKEN}` },
-    requests: [{ setupRequest: (req: autocannon.Request) => ({ ...req, path: paths[i++ % paths.length] }) }],
+    requests: [{
+      setupRequest: (req: autocannon.Request) => {
+        const i = positions.get(paths) ?? 0
+        positions.set(paths, i + 1)
+        return { ...req, path: paths[i % paths.length] }
+      },
+    }],
   })
+}
+
+/** Gatehouse's page-cache counters (`/metrics`), to tell how many of a run's answers came from the cache. */
+async function cacheCounts(server: BenchServer): Promise<CacheCounts> {
+  const res = await fetch(`${server.url}${API}/metrics`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } })
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}: ${await res.text()}`)
+  return ((await res.json()) as { data: { pageCache: CacheCounts } }).data.pageCache
 }
 
 /**
@@ -131,17 +150,22 @@ async function drained(server: BenchServer): Promise<void> {
  */
 async function measure(name: string, server: BenchServer, baseline: BenchServer, paths: readonly string[], detail: string, prefix = API): Promise<BenchRow> {
   const full = paths.map((p) => prefix + p)
-  const bytes = await meanBytes(server.url, full)
+  const gatehouse = prefix === API
   await load(server.url, full, 2)
   await drained(server)
+  const before = gatehouse ? await cacheCounts(server) : undefined
   const r = await load(server.url, full, SECONDS)
   await drained(server)
+  const cached = before ? cachedShare(before, await cacheCounts(server)) : undefined
+  // Sized after the runs: the sample's requests would be recent asks that the page cache keeps
+  // and answers from if the runs came after them.
+  const bytes = await meanBytes(server.url, full)
   const b = await load(baseline.url, [`/static?bytes=${bytes}`], SECONDS)
   const row: BenchRow = {
     name, detail, distinct: new Set(paths).size, bytes, rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99,
-    baselineRps: b.requests.average, ratio: r.requests.average / b.requests.average, errors: r.errors + r.non2xx,
+    baselineRps: b.requests.average, ratio: r.requests.average / b.requests.average, errors: r.errors + r.non2xx, cached,
   }
-  log(`${name}: ${row.rps.toFixed(0)} req/s, ${bytes} B, p50 ${row.p50} ms, p99 ${row.p99} ms, ratio ${row.ratio.toFixed(3)}${row.errors ? `, ${row.errors} errors` : ''}`)
+  log(`${name}: ${row.rps.toFixed(0)} req/s, ${bytes} B, p50 ${row.p50} ms, p99 ${row.p99} ms, ratio ${row.ratio.toFixed(3)}${cached !== undefined ? `, ${(cached * 100).toFixed(1)} % from the page cache` : ''}${row.errors ? `, ${row.errors} errors` : ''}`)
   return row
 }
 
@@ -199,12 +223,12 @@ async function main(): Promise<void> {
   report.follow.floor = await follow(floor.url, '/changes', (c) => `/changes?cursor=${c}`, SECONDS)
   // Gatehouse against the floor in alternating runs, both up at once (bench/head-to-head.ts).
   server = await startGatehouse(demoUrl)
-  const side = async (s: BenchServer, paths: readonly string[]) => ({ server: s, paths, bytes: await meanBytes(s.url, paths) })
+  const side = (s: BenchServer, paths: readonly string[], counts?: () => Promise<CacheCounts>) => ({ server: s, paths, bytes: () => meanBytes(s.url, paths), counts })
   const floorEntries = await floorWalk(floor, '/entries', 600)
   const floorFeed = await floorWalk(floor, '/changes', 400)
   report.headToHead = [
-    await headToHead('distinct entries pages', await side(server, entryPages.map((p) => API + p)), await side(floor, floorEntries), load, drained, SECONDS, ROUNDS),
-    await headToHead('distinct /changes pages', await side(server, feedPages.map((p) => API + p)), await side(floor, floorFeed), load, drained, SECONDS, ROUNDS),
+    await headToHead('distinct entries pages', side(server, entryPages.map((p) => API + p), () => cacheCounts(server)), side(floor, floorEntries), load, drained, SECONDS, ROUNDS),
+    await headToHead('distinct /changes pages', side(server, feedPages.map((p) => API + p), () => cacheCounts(server)), side(floor, floorFeed), load, drained, SECONDS, ROUNDS),
   ]
   for (const h of report.headToHead) log(`${h.name} against the floor: ${(h.rps / h.floorRps).toFixed(2)} of its req/s, p99 ${(h.p99 / Math.max(h.floorP99, 1)).toFixed(2)} of its p99`)
   await server.stop()
@@ -223,7 +247,7 @@ async function main(): Promise<void> {
     const exact = Array.from({ length: 500 }, (_, i) => `/entries?limit=20&filter=${encodeURIComponent(`fields.tagIds:${(i * 37) % TAGS}`)}`)
     for (const [kind, paths] of [['plain', plain], ['contains', contains], ['exact', exact]] as const) {
       const row = await measure(`${size.toLocaleString('en')} entries, ${kind}`, server, baseline, paths, '')
-      report.walk.push({ size, kind, bytes: row.bytes, rps: row.rps, p50: row.p50, p99: row.p99, ratio: row.ratio, distinct: row.distinct, errors: row.errors })
+      report.walk.push({ size, kind, bytes: row.bytes, rps: row.rps, p50: row.p50, p99: row.p99, ratio: row.ratio, distinct: row.distinct, errors: row.errors, cached: row.cached })
     }
     await server.stop()
   }

@@ -18,6 +18,8 @@ export interface MetricsSnapshot {
   readonly authFailures: number
   readonly scopeDenials: number
   readonly rateLimitDenials: number
+  /** Cacheable machine API requests of this process answered from the page cache and computed. */
+  readonly pageCache: { readonly hits: number; readonly misses: number }
   readonly window: { readonly seconds: number } & Readonly<Record<SignalName, number>>
   readonly webhooks: {
     readonly available: boolean
@@ -51,6 +53,7 @@ export async function metricsSnapshot(ops: Operations, now = Date.now()): Promis
     authFailures: ops.metrics.denials.auth,
     scopeDenials: ops.metrics.denials.scope,
     rateLimitDenials: ops.metrics.denials.rate,
+    pageCache: services.pageCache.counts(),
     window: { seconds: services.settings.incidentWindowSeconds, ...sums },
     webhooks: {
       available: w.available,

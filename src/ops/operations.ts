@@ -33,6 +33,8 @@ export interface OperationsDeps {
   readonly startedAt: number
   /** How many workflows are overdue now (the job runtime's count). */
   readonly jobs: { overdue(graceMs: number): Promise<{ readonly count: number }> }
+  /** The machine API's page cache: how many requests it answered and how many it computed. */
+  readonly pageCache: { counts(): { readonly hits: number; readonly misses: number } }
   /** Whether the disk is full (the storage_full incident). */
   readonly storage?: StorageHealth
 }

@@ -70,6 +70,10 @@ export const MetricsData = Type.Object({
     workers: Type.Array(Worker),
   }, { additionalProperties: false }),
   incidentsOpen: Type.Object({ warn: Type.Integer(), critical: Type.Integer() }, { additionalProperties: false }),
+  pageCache: Type.Object({
+    hits: Type.Integer({ description: 'Cacheable requests of this process answered from the page cache since it started' }),
+    misses: Type.Integer({ description: 'Cacheable requests of this process computed (not in the cache) since it started' }),
+  }, { additionalProperties: false }),
   approvalsPending: Type.Integer({ description: 'Control-plane approvals waiting for a decision; 0 while PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL is off' }),
   workflowsOverdue: Type.Integer({ description: 'Active workflows due for longer than PLUGIN_GATEHOUSE_JOBS_OVERDUE_GRACE_SECONDS with no run started' }),
 }, { additionalProperties: false, description: 'With Accept: text/plain the body is Prometheus text exposition instead of the envelope' })

@@ -51,6 +51,8 @@ export function prometheusText(m: MetricsSnapshot): string {
   e.family('gatehouse_auth_failures_total', 'counter', 'Requests refused by authentication (401, and 403 for addresses outside an allowlist).', [[{}, m.authFailures]])
   e.family('gatehouse_scope_denials_total', 'counter', 'Requests refused for a missing scope.', [[{}, m.scopeDenials]])
   e.family('gatehouse_rate_limit_denials_total', 'counter', 'Requests refused by the rate limit.', [[{}, m.rateLimitDenials]])
+  e.family('gatehouse_page_cache_requests_total', 'counter', 'Cacheable machine API requests of this process, answered from the page cache (hit) or computed (miss).',
+    [[{ outcome: 'hit' }, m.pageCache.hits], [{ outcome: 'miss' }, m.pageCache.misses]])
   e.family('gatehouse_window_signal', 'gauge', `Reliability signals over the incident window (${m.window.seconds} s), all processes.`,
     (['requests', 'server_errors', 'auth_failures', 'auth_missing', 'scope_denials', 'rate_limited', 'rate_limit_fallbacks'] as const).map((s) => [{ signal: s }, m.window[s]]))
 

@@ -74,3 +74,25 @@ test('a page is kept from its second request on, so a walk of distinct pages doe
   assert.equal(await page('w1'), 'w1@2#16')
   assert.equal(await page('w1'), 'w1@2#16')
 })
+
+test('a walk longer than the cache is never kept, even between hits of a popular page', async () => {
+  const cache = new PageCache(() => '1', 4)
+  const computed = new Map<string, number>()
+  const page = (key: string) => cache.through(key, async () => {
+    computed.set(key, (computed.get(key) ?? 0) + 1)
+    return `${key}#${computed.get(key)}`
+  })
+  await page('home')
+  await page('home')
+  // Each round walks four distinct pages with the popular one between them: with the one
+  // it makes five keys, more than the cache's four, so no walked page may come from the cache.
+  // (When only misses counted as asks, the hits hid the walk's length: round 2 kept the walked
+  // pages, which pushed the popular one out.)
+  for (let round = 1; round <= 3; round++) {
+    for (const w of ['w1', 'w2', 'w3', 'w4']) {
+      assert.equal(await page(w), `${w}#${round}`)
+      assert.equal(await page('home'), 'home#2')
+    }
+  }
+  assert.deepEqual(cache.counts(), { hits: 12, misses: 14 })
+})

@@ -1,7 +1,7 @@
 // /metrics with Accept: text/plain is Prometheus text that an independent parser
 // (parse-prometheus-text-format from npm) reads back to the same numbers the JSON form
 // reports; rate-limit denials are counted too, and so are pending approvals (0 while the
-// control plane is off).
+// control plane is off), and so are the page cache's hits and misses.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
@@ -55,6 +55,10 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     assert.equal(value('gatehouse_webhook_deliveries', { status: 'failed' }), 0)
     assert.equal(value('gatehouse_window_signal', { signal: 'auth_failures' }), 4)
     assert.equal(value('gatehouse_window_signal', { signal: 'rate_limited' }), 1)
+    // The same page three times: computed, computed and kept (its second request), then a hit.
+    assert.equal(family('gatehouse_page_cache_requests_total').type, 'COUNTER')
+    assert.equal(value('gatehouse_page_cache_requests_total', { outcome: 'hit' }), 1)
+    assert.equal(value('gatehouse_page_cache_requests_total', { outcome: 'miss' }), 2)
     assert.equal(family('gatehouse_approvals_pending').type, 'GAUGE')
     assert.equal(value('gatehouse_approvals_pending'), 0, 'the control plane is off')
 
@@ -83,6 +87,7 @@ test('Prometheus exposition parses and agrees with the JSON metrics', async () =
     assert.equal(json.data.authFailures, 4)
     assert.equal(json.data.version, version)
     assert.equal(json.data.approvalsPending, 0)
+    assert.deepEqual(json.data.pageCache, { hits: 1, misses: 2 })
     // A Prometheus scraper's Accept header picks text; a browser-like one keeps JSON.
     const scrape = await app.get('/gatehouse/v1/metrics', metricsToken, { accept: 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.3,*/*;q=0.2' })
     assert.match(String(scrape.headers['content-type']), /^text\/plain/)
