@@ -13,6 +13,7 @@ import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { checkHeaders } from './request-headers.js'
 import { TOKEN_PREFIX } from '../auth/tokens.js'
+import { wrapItems } from '../kernel/json-result.js'
 import { BASE_PATH, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
 declare module 'fastify' {
@@ -129,11 +130,12 @@ function rateLimited(resetSeconds: number, limit: number): ApiError {
 
 /** Builds the JSON text of the success envelope without re-serialising ready documents. */
 export function envelopeText(result: RouteResult | RawRouteResult, requestId: string): string {
-  const data = 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)
-  let out = '{"ok":true,"data":' + data
-  if (result.pagination) out += ',"pagination":' + JSON.stringify(result.pagination)
-  if (result.meta) out += ',"meta":' + JSON.stringify(result.meta)
-  return out + ',"requestId":' + JSON.stringify(requestId) + '}'
+  let tail = ''
+  if (result.pagination) tail += ',"pagination":' + JSON.stringify(result.pagination)
+  if (result.meta) tail += ',"meta":' + JSON.stringify(result.meta)
+  tail += ',"requestId":' + JSON.stringify(requestId) + '}'
+  if ('rawItems' in result && result.rawItems) return wrapItems('{"ok":true,"data":', result.rawItems, tail)
+  return '{"ok":true,"data":' + ('rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)) + tail
 }
 
 const scopeKeys = new WeakMap<ReadonlySet<string>, string>()

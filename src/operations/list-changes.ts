@@ -16,7 +16,7 @@ import { isoOf } from '../store/documents.js'
 import { queryDigest } from '../kernel/cursor.js'
 import { parseFields, type FieldTree } from '../kernel/projection.js'
 import type { ReadContext } from './read-context.js'
-import type { JsonResult } from '../kernel/json-result.js'
+import { jsonItems, type JsonResult } from '../kernel/json-result.js'
 import type { ListInput } from './list-records.js'
 import { boundaryConditions, boundaryIds, renderDoc, visibility, visibilityConditions } from './visibility.js'
 
@@ -132,7 +132,8 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
     ...(origins ? { origins } : {}), ...(excludeOwn ? { excludeCredential: caller.credentialId } : {}), ...(upTo !== undefined ? { upTo } : {}),
   }
   const rendered = inDatabase && fields === undefined ? await readRenderedChangePage(ctx.database, q, families, limit) : undefined
-  let data: string
+  // The page's items: one JSON text the database wrote (PostgreSQL), or each item's.
+  let data: string | string[]
   let hasMore: boolean
   let lastSeq: number | null
   // A cursor from before pruning would skip what was pruned: 410. The rendered page read the
@@ -146,7 +147,7 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
     const rows = await readChangePage(ctx.database, q, families)
     hasMore = rows.length > limit
     const page = hasMore ? rows.slice(0, limit) : rows
-    data = '[' + changeItems(page, fields, caller.credentialId) + ']'
+    data = changeItems(page, fields, caller.credentialId)
     lastSeq = page.length > 0 ? page[page.length - 1].seq : null
   }
   if (scanned && upTo !== undefined && !hasMore) {
@@ -160,11 +161,11 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   const nextCursor = ctx.cursors.encode({
     s: position, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
   } satisfies ChangeCursor)
-  return {
-    rawData: data,
+  const rest = {
     pagination: { hasMore, nextCursor },
     meta: { mode: input.cursor !== undefined || input.after !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective, position },
   }
+  return typeof data === 'string' ? { rawData: data, ...rest } : jsonItems(data, rest)
 }
 
 /** Positions a page with origin conditions reads at most (see changePage). */
@@ -184,15 +185,12 @@ function requireKept(ctx: ReadContext, position: number, oldest: number): void {
 
 const prunedThrough = async (ctx: ReadContext) => Number((await readMeta(ctx.database, PRUNED_THROUGH_KEY)) ?? 0)
 
-/** The feed's items for `rows`, as JSON text joined by commas (what the database writes too). */
-function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined, viewer: string | undefined): string {
-  let out = ''
-  for (let i = 0; i < rows.length; i++) {
-    const c = rows[i]
+/** The feed's items for `rows`, each as JSON text (what the database writes on PostgreSQL). */
+function changeItems(rows: readonly ChangePageRow[], fields: FieldTree | undefined, viewer: string | undefined): string[] {
+  return rows.map((c) => {
     const hidden = c.doc === ''
     const snapshot = c.doc === null || hidden ? 'null' : renderDoc(c.doc, c.sensitive, fields)
     const origin = JSON.stringify(originView(c.originKind, c.originCredential, c.originRef, viewer))
-    out += `${i > 0 ? ',' : ''}{"position":${c.seq},"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","origin":${origin},"snapshot":${snapshot}}`
-  }
-  return out
+    return `{"position":${c.seq},"resourceType":"${c.resourceType}","resourceId":${c.resourceId},"action":"${hidden ? 'deleted' : c.action}","updatedAt":"${isoOf(c.updatedAt)}","occurredAt":"${isoOf(c.occurredAt)}","origin":${origin},"snapshot":${snapshot}}`
+  })
 }

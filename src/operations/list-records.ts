@@ -10,7 +10,7 @@ import { queryDigest } from '../kernel/cursor.js'
 import { parseFilter } from '../kernel/filter.js'
 import { parseFields } from '../kernel/projection.js'
 import type { ReadCaller, ReadContext } from './read-context.js'
-import type { JsonResult } from '../kernel/json-result.js'
+import { jsonItems, type JsonResult } from '../kernel/json-result.js'
 import { readersOf } from './record-inputs.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
 
@@ -92,11 +92,10 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
   const nextCursor = hasMore && last
     ? ctx.cursors.encode({ k: last.sortKey, i: last.id, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}) } satisfies ListCursor)
     : null
-  return {
-    rawData: '[' + page.map((row) => renderRow(row, fields)).join(',') + ']',
+  return jsonItems(page.map((row) => renderRow(row, fields)), {
     pagination: { hasMore, nextCursor },
     meta: { mode: updatedSince !== undefined ? 'incremental' : 'full' },
-  }
+  })
 }
 
 /** The column conditions of a true boolean parameter (`lowStock=true`). */

@@ -49,7 +49,9 @@ for (const dialect of await testDialects()) {
             const byDatabase = await changePage(ctx, { limit, ...(cursor ? { cursor } : {}) }, who, true)
             assert.ok(statements.some(rendered), 'the page was written by the database')
             const fromRows = await changePage(ctx, { limit, ...(cursor ? { cursor } : {}) }, who, false)
-            assert.deepEqual(byDatabase, fromRows)
+            // (The page from rows carries its items one by one too: compare what is sent.)
+            const sent = (r: typeof byDatabase) => ({ rawData: r.rawData, pagination: r.pagination, meta: r.meta })
+            assert.deepEqual(sent(byDatabase), sent(fromRows))
             JSON.parse(byDatabase.rawData as string)
             cursor = byDatabase.pagination?.nextCursor ?? undefined
             if (!byDatabase.pagination?.hasMore) break

@@ -1,0 +1,21 @@
+// A page given as its items' JSON texts reads as the same JSON whichever way it is written out.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { jsonItems, wrapItems } from '../../src/kernel/json-result.js'
+import { envelopeText } from '../../src/api/machine-api.js'
+
+test('items are wrapped in one join, for no, one and several items', () => {
+  for (const items of [[], ['{"a":1}'], ['{"a":1}', '2', '"three"']]) {
+    assert.equal(wrapItems('{"data":', items, '}'), `{"data":[${items.join(',')}]}`)
+    const page = jsonItems(items, { pagination: { hasMore: false, nextCursor: null } })
+    assert.equal(page.rawData, `[${items.join(',')}]`)
+    assert.deepEqual(JSON.parse(envelopeText(page, 'req_1')), { ok: true, data: items.map((i) => JSON.parse(i)), pagination: { hasMore: false, nextCursor: null }, requestId: 'req_1' })
+  }
+})
+
+test('a page of items is not mistaken for a text answer (the handler sends results with `text` as they are)', () => {
+  const page = jsonItems(['1'], { meta: { mode: 'full' } })
+  assert.equal('text' in page, false)
+  assert.equal('rawData' in page, true)
+  assert.deepEqual(page.meta, { mode: 'full' })
+})
