@@ -147,12 +147,11 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   opts.instrument?.(app)
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id)
-    if (closing) {
-      reply.header('Connection', 'close')
-      throw new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance', undefined, { 'Retry-After': '1' })
-    }
+    if (!closing) return done()
+    reply.header('Connection', 'close')
+    done(new ApiError('SERVICE_UNAVAILABLE', 'The server is shutting down; retry on another instance', undefined, { 'Retry-After': '1' }))
   })
   installErrorHandler(app, storeErrors(database, services.storage))
   // Bodies are JSON only: without Fastify's default text/plain parser, any other media
