@@ -17,7 +17,10 @@ import { modernRequest } from './helpers/two-processes.js'
 const SCOPES = ['syncstate:write', 'syncstate:read', 'tags:read']
 
 test('sqlite: a tool whose write is locked out answers a retryable SERVICE_UNAVAILABLE naming the wait, then works again', async (t) => {
-  const base = await testDatabase('sqlite')
+  // The app waits 300 ms for a lock (PLUGIN_GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS, as served): the
+  // database handed to it is opened with that wait, not the default 5 s (each locked statement
+  // of the tool waited 5 s: about a minute for the two calls).
+  const base = await testDatabase('sqlite', { busyTimeoutMs: 300 })
   const app = await buildTestApp({ dialect: 'sqlite', database: base, env: { PLUGIN_GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '300' } })
   t.after(async () => { await app.close(); await base.destroy() })
   const token = await app.issueToken(SCOPES)
