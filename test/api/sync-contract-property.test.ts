@@ -5,6 +5,7 @@
 // back through the admin API as its own credential. At the end its copy equals what that
 // credential may see, record for record, and none of its own writes came back to it.
 // GATEHOUSE_SYNC_PROPERTY_OPS sets the writers' operations per engine (default 200).
+// npm test: timing (kills its worker at chosen moments while writers run)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'

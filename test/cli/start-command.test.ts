@@ -1,6 +1,7 @@
 // `gatehouse start` on a fresh database: migrates, loads demo data, prints a machine token
 // and an admin login once, and serves; the token works against the served API. A restart
 // prints no new secrets.
+// npm test: timing (starts real processes and waits for them to serve)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'

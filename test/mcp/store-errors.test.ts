@@ -3,6 +3,7 @@
 // before the tool (authenticating with the database away), a JSON-RPC error in a 200 answer
 // with the same code and wait, not an HTTP 503 the client would report as a broken
 // transport. Service recovers by itself. Both SDK clients, SQLite and PostgreSQL.
+// npm test: timing (retryable errors within the database timeouts)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import SQLite from 'better-sqlite3'

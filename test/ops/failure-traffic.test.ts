@@ -3,6 +3,7 @@
 // readiness turns degraded, a second process on the same database sees the same incidents,
 // and once the (short, test-set) window passes without failures the incidents resolve with
 // their opening time kept. Incidents never carry tokens, addresses or payloads.
+// npm test: timing (incidents resolve after a window of seconds)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createServer, type Server } from 'node:http'

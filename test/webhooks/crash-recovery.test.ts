@@ -2,6 +2,7 @@
 // the middle of its run and started again. Its leases expire, so every event reaches the
 // receiver at least once, none is lost, and a duplicate is the same delivery again: same
 // delivery id, same event id, same bytes.
+// npm test: timing (a worker process killed in the middle of its run)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDatabase, testDialects } from '../helpers/test-app.js'
