@@ -88,7 +88,10 @@ export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?:
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
-  const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize })
+  // 30 s to connect, not the served default of 5 s: on a machine loaded with other suites
+  // PostgreSQL took longer than 5 s to accept a connection. Tests of the connect timeout
+  // open their own database with their own.
+  const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize, connectTimeoutMs: 30_000 })
   return {
     ...database,
     url: PG_URL,
