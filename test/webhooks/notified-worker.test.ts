@@ -11,21 +11,23 @@ import { killWorker, processDatabaseUrl, startWorkerProcess } from './helpers/wo
 if ((await testDialects()).includes('postgres')) {
   test('postgres: a worker process with a one-minute poll delivers a new event within a second of its commit', async (t) => {
     let fail = true
+    // Each clean-up noted as soon as there is something to clean, run last first: a worker
+    // that failed to start once left the receiver and the app open, and its process waiting.
+    const cleanUp: (() => Promise<void>)[] = []
+    t.after(async () => { for (const c of cleanUp.reverse()) await c() })
     const receiver = await startReceiver('/hook', (_r, res) => { res.writeHead(fail ? 500 : 200).end() })
+    cleanUp.push(() => receiver.close())
     const database = await testDatabase('postgres')
+    cleanUp.push(() => database.destroy())
     const env = {
       PLUGIN_GATEHOUSE_DATABASE_URL: processDatabaseUrl(database), PLUGIN_GATEHOUSE_WEBHOOK_URL: receiver.url,
       PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'notify-secret', PLUGIN_GATEHOUSE_WEBHOOK_MAX_ATTEMPTS: '1',
     }
     // The writer runs no worker of its own.
     const app = await buildTestApp({ dialect: 'postgres', database, env })
+    cleanUp.push(() => app.close())
     const worker = await startWorkerProcess(env, ['--poll-ms', '60000'])
-    t.after(async () => {
-      await killWorker(worker)
-      await app.close()
-      await database.destroy()
-      await receiver.close()
-    })
+    cleanUp.push(() => killWorker(worker))
     // Let the worker finish its first look at the (empty) queue and go to sleep.
     await new Promise((r) => setTimeout(r, 500))
 
