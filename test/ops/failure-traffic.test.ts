@@ -52,6 +52,10 @@ for (const dialect of await testDialects()) {
         assert.equal(res.statusCode, 200, res.body)
         return res.json().data
       }
+      // The second process is built before the failures start: the escalation below must come
+      // within the window of the first failures, and building an app on PostgreSQL under load
+      // once took longer than the whole window.
+      second = await buildTestApp({ dialect, env, database: app.database })
       // Before any failure: ready (the worker has reported), nothing open.
       await until(async () => (await app.get('/gatehouse/v1/readiness', ops)).json().data.verdict === 'ready', 'a worker heartbeat', 10_000)
       assert.deepEqual(await incidents(), [])
@@ -120,7 +124,6 @@ for (const dialect of await testDialects()) {
       assert.ok(metrics.incidentsOpen.warn >= 4)
 
       // A second process on the same database sees the same incidents (same ids and times).
-      second = await buildTestApp({ dialect, env, database: app.database })
       const seen = await incidents(second)
       assert.deepEqual(seen.map((i) => [i.id, i.openedAt]).sort(), first.map((i) => [i.id, i.openedAt]).sort())
 
