@@ -158,7 +158,6 @@ function groupFiles(all, size) {
   if (!timed && groups.length <= 1 && groups.every((g) => g.files.length <= 1)) return all
   mkdirSync(groupDir, { recursive: true })
   const timer = pathToFileURL(resolve('scripts/test-timing.mjs')).href
-  const ender = pathToFileURL(resolve('scripts/group-end.mjs')).href
   const written = entryGroups.map((g, i) => {
     const entry = join(groupDir, `group-${String(i + 1).padStart(2, '0')}.test.mjs`)
     // A file that fails to load is reported as a failing test, and the group goes on.
@@ -167,9 +166,7 @@ function groupFiles(all, size) {
       return `try { await import(${url}) } catch (err) { test(${JSON.stringify(`${f} fails to load`)}, () => { throw err }) }`
     })
     const head = timed ? `import { recordTimes } from ${JSON.stringify(timer)}\nrecordTimes()\n` : ''
-    // The process ends when its tests are over, whatever they left open (scripts/group-end.mjs).
-    const end = `import { importsDone, watchGroupEnd } from ${JSON.stringify(ender)}\nwatchGroupEnd()\n`
-    writeFileSync(entry, `// ${g.files.join(', ')}\n${head}${end}import { test } from 'node:test'\n${lines.join('\n')}\nimportsDone()\n`)
+    writeFileSync(entry, `// ${g.files.join(', ')}\n${head}import { test } from 'node:test'\n${lines.join('\n')}\n`)
     return entry
   })
   return timed ? written : [...written.slice(0, lead), ...alone, ...written.slice(lead)]
