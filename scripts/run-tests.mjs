@@ -92,14 +92,18 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 // Several files share one process (a group): starting a process and loading the app through
 // tsx costs about 4.5 s of CPU, more than most files' tests. A group imports its files one
 // after the other, so their tests run one after the other as in a process of their own; the
-// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default). About ten
-// files a group: fewer start-ups, still enough groups for the two to end close together. A
-// file that must have a process to itself says so with the line `// npm test: own process`.
+// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 3 by default: with two,
+// about a third of two cores sat idle while tests waited on child processes, sleeps and
+// PostgreSQL). About ten files a group: fewer start-ups, still enough groups for them to end
+// close together. A file that must have a process to itself says so with the line
+// `// npm test: own process`. Files whose assertions bound how long something takes (a
+// timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
+// so no two of them run at the same time and they meet the other groups while those start.
 // GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
 const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 
-const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
+const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '3'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
@@ -127,14 +131,17 @@ function childCpu() {
 }
 
 /**
- * The paths to hand node:test: files that want their own process as they are, the others in
- * groups of about `size`, each group an entry file importing its members. Groups are filled
+ * The paths to hand node:test: files that want their own process as they are, the timing
+ * files in one group, first, the others in groups of about `size`, each group an entry file
+ * importing its members. Groups are filled
  * largest file first into the lightest group (a file's size stands in for its running time),
  * so that no group is left running alone at the end.
  */
 function groupFiles(all, size) {
-  const alone = all.filter((f) => size <= 1 || readFileSync(f, 'utf8').includes('// npm test: own process'))
-  const shared = all.filter((f) => !alone.includes(f))
+  const marked = (f, line) => readFileSync(f, 'utf8').includes(`// npm test: ${line}`)
+  const alone = all.filter((f) => size <= 1 || marked(f, 'own process'))
+  const timing = all.filter((f) => !alone.includes(f) && marked(f, 'timing'))
+  const shared = all.filter((f) => !alone.includes(f) && !timing.includes(f))
   const count = Math.ceil(shared.length / Math.max(1, size))
   const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : Array.from({ length: count }, () => ({ weight: 0, files: [] }))
   if (shared.length > 1) {
@@ -144,10 +151,13 @@ function groupFiles(all, size) {
       lightest.files.push(f)
     }
   }
+  // The timing files' group first: node:test starts the entries in the order given.
+  const lead = timing.length > 0 ? 1 : 0
+  if (lead) groups.unshift({ files: timing })
   // Timed (GATEHOUSE_TEST_TIMES), a file of its own runs through an entry too, for the timer.
   const timed = Boolean(process.env.GATEHOUSE_TEST_TIMES)
-  const entryGroups = timed ? [...alone.map((f) => ({ files: [f] })), ...groups] : groups
-  if (!timed && shared.length <= 1) return all
+  const entryGroups = timed ? [...groups.slice(0, lead), ...alone.map((f) => ({ files: [f] })), ...groups.slice(lead)] : groups
+  if (!timed && groups.length <= 1 && groups.every((g) => g.files.length <= 1)) return all
   mkdirSync(groupDir, { recursive: true })
   const timer = pathToFileURL(resolve('scripts/test-timing.mjs')).href
   const written = entryGroups.map((g, i) => {
@@ -161,5 +171,5 @@ function groupFiles(all, size) {
     writeFileSync(entry, `// ${g.files.join(', ')}\n${head}import { test } from 'node:test'\n${lines.join('\n')}\n`)
     return entry
   })
-  return timed ? written : [...alone, ...written]
+  return timed ? written : [...written.slice(0, lead), ...alone, ...written.slice(lead)]
 }

@@ -1,6 +1,7 @@
 // The page cache on PostgreSQL, with several app instances on one database: each keeps its
 // own cache, and a write in any of them reaches the others through NOTIFY at commit; while an
 // instance cannot listen, its cache is off.
+// npm test: timing (another process notified within a second of a write)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'

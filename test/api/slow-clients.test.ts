@@ -2,6 +2,7 @@
 // header timeout, a body trickled byte by byte at the request timeout, an idle keep-alive
 // connection at the keep-alive timeout, while ordinary requests keep being served. Raw
 // sockets against a real port, with the limits shortened through their settings.
+// npm test: timing (connections closed within the HTTP timeouts, normal requests within 500 ms)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'

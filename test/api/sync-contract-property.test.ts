@@ -5,6 +5,7 @@
 // back through the admin API as its own credential. At the end its copy equals what that
 // credential may see, record for record, and none of its own writes came back to it.
 // GATEHOUSE_SYNC_PROPERTY_OPS sets the writers' operations per engine (default 200).
+// npm test: timing (kills its worker at chosen moments while writers run)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { execFile, spawn, type ChildProcess } from 'node:child_process'
@@ -27,7 +28,7 @@ for (const dialect of await testDialects()) {
   test(`${dialect}: a killed and resumed two-way worker ends with exactly what its credential may see (${OPS} random writes)`, async () => {
     const app = await buildTestApp({ dialect, env: { PLUGIN_GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN } })
     const dir = mkdtempSync(join(tmpdir(), 'gatehouse-sync-property-'))
-    let worker: ChildProcess | undefined
+    let worker: (ChildProcess & { working: Promise<void> }) | undefined
     try {
       await app.app.listen({ port: 0, host: '127.0.0.1' })
       const baseUrl = `http://127.0.0.1:${(app.app.server.address() as AddressInfo).port}`
@@ -45,26 +46,33 @@ for (const dialect of await testDialects()) {
       const driver = 'test/api/helpers/sync-driver.mjs'
       let workerErrors = ''
       const startWorker = (seed: number) => {
-        const child = spawn(process.execPath, [driver], { env: { ...env, SYNC_SEED: String(seed), SYNC_FOLLOW_MS: '30', SYNC_WRITE_BACK: 'true' }, stdio: ['ignore', 'ignore', 'pipe'] })
+        const child = spawn(process.execPath, [driver], { env: { ...env, SYNC_SEED: String(seed), SYNC_FOLLOW_MS: '30', SYNC_WRITE_BACK: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] })
         child.stderr?.on('data', (d) => { workerErrors += String(d) })
-        return child
+        // Resolves at its first page applied (a line on stdout) or when it ends.
+        const working = new Promise<void>((resolve) => { child.stdout?.once('data', () => resolve()); child.once('exit', () => resolve()) })
+        child.stdout?.resume()
+        return Object.assign(child, { working })
       }
 
       // The first run copies and hands over before the writers start; later runs resume.
       worker = startWorker(9)
-      for (let i = 0; (await app.get('/gatehouse/v1/sync-state/lag', token)).json().data.checkpoints.length === 0; i++) {
-        assert.ok(i < 400, `the worker checkpoints its hand-over: ${workerErrors}`)
-        await sleep(50)
-      }
+      // Its first page comes after the copy's checkpoint (the hand-over).
+      await worker.working
+      assert.ok((await app.get('/gatehouse/v1/sync-state/lag', token)).json().data.checkpoints.length > 0, `the worker checkpoints its hand-over: ${workerErrors}`)
       const writers = [1, 2].map((seed) => run(process.execPath, ['test/api/helpers/random-writer.mjs', baseUrl, ADMIN_TOKEN, String(seed), String(Math.ceil(OPS / 2)), '20'], { maxBuffer: 1 << 20 }))
       let done = false
       const finished = Promise.all(writers).finally(() => { done = true })
       let kills = 0
       for (let seed = 10; !done; seed++) {
         if (seed > 10) worker = startWorker(seed)
+        // Killed 0.4–1.3 s into its work (not its start-up: under load a start took longer
+        // than that, and no run got as far as writing back).
+        await worker.working
         await Promise.race([sleep(400 + (seed * 397) % 900), finished])
-        worker.kill('SIGKILL')
-        await new Promise((resolve) => worker?.once('exit', resolve))
+        const killed = worker
+        const exited = new Promise((resolve) => (killed.exitCode !== null || killed.signalCode !== null ? resolve(undefined) : killed.once('exit', resolve)))
+        killed.kill('SIGKILL')
+        await exited
         kills++
       }
       const results = (await finished).map((r) => JSON.parse(r.stdout) as { ok: number; refused: number })

@@ -3,6 +3,7 @@
 // the rate_limit_store incident opens; once Redis is back the shared counters are used
 // again, without a restart. Keys carry PLUGIN_GATEHOUSE_REDIS_PREFIX. The test runs a Redis
 // of its own on a free port.
+// npm test: timing (answers at once while Redis is away, recovery within seconds)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'

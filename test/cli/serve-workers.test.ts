@@ -1,6 +1,7 @@
 // `gatehouse serve --workers N` runs N serving processes on one port: all of them answer, a
 // write through one is read through the others at once (their page caches follow the
 // database), a worker that dies is replaced, and a signal stops them all.
+// npm test: timing (serving processes replaced and stopped by signals)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'

@@ -5,6 +5,7 @@
 // then, so at most one of a pair is written directly, the other is a 409, and the audit log
 // says what really happened: replaying it, no change recorded as "direct" relaxed anything
 // against the state it was written into.
+// npm test: timing (two processes racing each change)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDialects, type TestApp, type TestResponse } from '../helpers/test-app.js'

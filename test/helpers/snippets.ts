@@ -21,6 +21,7 @@ export function runSnippet(dir: string, language: SnippetLanguage, filename: str
   let stderr = ''
   child.stdout.on('data', (d) => { stdout += String(d) })
   child.stderr.on('data', (d) => { stderr += String(d) })
-  const timer = setTimeout(() => child.kill(), timeoutMs)
+  // SIGKILL: a snippet past its time may be stuck where SIGTERM does not end it.
+  const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs)
   return new Promise((resolve) => child.once('close', (status) => { clearTimeout(timer); resolve({ status, stdout, stderr }) }))
 }

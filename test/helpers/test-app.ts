@@ -73,8 +73,8 @@ export interface TestDatabase extends Database {
  * A fresh, migrated database: a copy of one migrated once per run (migrated-template.ts), as
  * a served database is prepared (migrations, then the declarations' schema steps).
  */
-export async function testDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
-  if (dialect === 'sqlite') return sqliteDatabase(copySqliteTemplate)
+export async function testDatabase(dialect: DialectName, opts: { poolSize?: number; busyTimeoutMs?: number } = {}): Promise<TestDatabase> {
+  if (dialect === 'sqlite') return sqliteDatabase(copySqliteTemplate, opts.busyTimeoutMs)
   const database = await emptyTestDatabase(dialect, opts)
   if (!(await copyPostgresTemplate(database.url, database.schema as string))) await migrateSchema(database, defaultRegistry.all)
   return database
@@ -88,7 +88,10 @@ export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?:
   await admin.connect()
   await admin.query(`CREATE SCHEMA ${schema}`)
   await admin.end()
-  const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize })
+  // 30 s to connect, not the served default of 5 s: on a machine loaded with other suites
+  // PostgreSQL took longer than 5 s to accept a connection. Tests of the connect timeout
+  // open their own database with their own.
+  const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize, connectTimeoutMs: 30_000 })
   return {
     ...database,
     url: PG_URL,
@@ -104,12 +107,12 @@ export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?:
 }
 
 /** A SQLite database in a directory of its own, `fill`ed before it is opened. */
-async function sqliteDatabase(fill: (file: string) => Promise<void>): Promise<TestDatabase> {
+async function sqliteDatabase(fill: (file: string) => Promise<void>, busyTimeoutMs?: number): Promise<TestDatabase> {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-'))
   const file = join(dir, 'test.db')
   await fill(file)
   const url = `sqlite:${file}`
-  const database = openDatabase(url)
+  const database = openDatabase(url, { busyTimeoutMs })
   return { ...database, url, destroy: async () => { await database.close().catch(() => {}); rmSync(dir, { recursive: true, force: true }) } }
 }
 

@@ -3,6 +3,7 @@
 // before the tool (authenticating with the database away), a JSON-RPC error in a 200 answer
 // with the same code and wait, not an HTTP 503 the client would report as a broken
 // transport. Service recovers by itself. Both SDK clients, SQLite and PostgreSQL.
+// npm test: timing (retryable errors within the database timeouts)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import SQLite from 'better-sqlite3'
@@ -17,7 +18,10 @@ import { modernRequest } from './helpers/two-processes.js'
 const SCOPES = ['syncstate:write', 'syncstate:read', 'tags:read']
 
 test('sqlite: a tool whose write is locked out answers a retryable SERVICE_UNAVAILABLE naming the wait, then works again', async (t) => {
-  const base = await testDatabase('sqlite')
+  // The app waits 300 ms for a lock (PLUGIN_GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS, as served): the
+  // database handed to it is opened with that wait, not the default 5 s (each locked statement
+  // of the tool waited 5 s: about a minute for the two calls).
+  const base = await testDatabase('sqlite', { busyTimeoutMs: 300 })
   const app = await buildTestApp({ dialect: 'sqlite', database: base, env: { PLUGIN_GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '300' } })
   t.after(async () => { await app.close(); await base.destroy() })
   const token = await app.issueToken(SCOPES)

@@ -7,7 +7,8 @@
 // refresh token is rotated; the admin API revokes the credential the consent created; the
 // next call is refused by both processes, and the refresh token is dead. A static
 // credential keeps working on the same URL throughout. Screenshots of the consent page at
-// 1280 and 390 px go to docs/screenshots/.
+// 1280 and 390 px go to test-results/oauth/, and to docs/screenshots/ only with
+// GATEHOUSE_UPDATE_SCREENSHOTS=1 (a plain run left the committed ones changed every time).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdirSync } from 'node:fs'
@@ -20,7 +21,7 @@ import { listAudit } from '../../src/control/audit-log.js'
 import { ADMIN_PASSWORD, ADMIN_TOKEN, ADMIN_USER, mcpInitialize, oauthSite, tokenRequest } from './helpers/oauth-apps.js'
 import { callbackServer, loopbackCertificate, MemoryOAuthClient, metadataDocument, metadataServer } from './helpers/oauth-client.js'
 
-const SHOTS = 'docs/screenshots'
+const SHOTS = process.env.GATEHOUSE_UPDATE_SCREENSHOTS === '1' ? 'docs/screenshots' : 'test-results/oauth'
 const GRANTED = ['auth:read', 'products:read', 'variants:read']
 
 async function toolNames(url: URL, opts: ConstructorParameters<typeof StreamableHTTPClientTransport>[1]): Promise<string[]> {

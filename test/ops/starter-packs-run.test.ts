@@ -24,12 +24,20 @@ async function startReceiver(dir: string, language: 'node' | 'python', filename:
   let out = ''
   child.stdout?.on('data', (d) => { out += String(d) })
   child.stderr?.on('data', (d) => { out += String(d) })
-  const until = Date.now() + 10_000
+  // A minute: python3 took more than 10 s to start on a loaded machine.
+  const until = Date.now() + 60_000
   while (!out.includes('receiver listening')) {
     if (Date.now() > until || child.exitCode !== null) throw new Error(`${filename} did not start: ${out}`)
     await sleep(20)
   }
-  return { output: () => out, stop: () => new Promise<void>((resolve) => { child.once('exit', () => resolve()); child.kill() }) }
+  // Stopped with SIGTERM, SIGKILL if it has not ended 5 s later; at once if it already has.
+  const stop = () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve()
+    const kill = setTimeout(() => child.kill('SIGKILL'), 5000)
+    child.once('exit', () => { clearTimeout(kill); resolve() })
+    child.kill()
+  })
+  return { output: () => out, stop }
 }
 
 async function waitForOutput(what: RegExp, output: () => string, timeoutMs = 10_000): Promise<void> {
@@ -40,7 +48,9 @@ async function waitForOutput(what: RegExp, output: () => string, timeoutMs = 10_
   }
 }
 
-test('every starter-pack snippet runs against a live server', async () => {
+// Bounded: a receiver that stops answering (the Python one serves one connection at a time)
+// once held the whole run for twenty minutes. Every request to a receiver has its own limit too.
+test('every starter-pack snippet runs against a live server', { timeout: 300_000 }, async () => {
   const receiverPort = await freePort()
   const app: TestApp = await buildTestApp({
     dialect: 'sqlite',
@@ -72,7 +82,7 @@ test('every starter-pack snippet runs against a live server', async () => {
     await waitForOutput(new RegExp(`refreshed product ${ids.products} \\(created\\)`), nodeReceiver.output)
     await waitForOutput(/refreshed order \d+ \(created\)/, nodeReceiver.output)
     // It refuses an unsigned delivery.
-    const forged = await fetch(`http://127.0.0.1:${receiverPort}/hooks`, { method: 'POST', body: '{"resourceType":"product","resourceId":1,"action":"deleted"}', headers: { 'x-gatehouse-webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'x-gatehouse-webhook-signature': 'sha256=00' } })
+    const forged = await fetch(`http://127.0.0.1:${receiverPort}/hooks`, { method: 'POST', body: '{"resourceType":"product","resourceId":1,"action":"deleted"}', headers: { 'x-gatehouse-webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'x-gatehouse-webhook-signature': 'sha256=00' }, signal: AbortSignal.timeout(30_000) })
     assert.equal(forged.status, 401)
     await nodeReceiver.stop()
     stops.pop()
@@ -83,7 +93,7 @@ test('every starter-pack snippet runs against a live server', async () => {
       stops.push(py.stop)
       await app.services.store.update('products', ids.products, { title: 'Blue shirt v2' })
       await waitForOutput(new RegExp(`refreshed product ${ids.products} \\(updated\\)`), py.output)
-      const bad = await fetch(`http://127.0.0.1:${receiverPort}/hooks`, { method: 'POST', body: '{}', headers: { 'x-gatehouse-webhook-timestamp': '1', 'x-gatehouse-webhook-signature': 'sha256=00' } })
+      const bad = await fetch(`http://127.0.0.1:${receiverPort}/hooks`, { method: 'POST', body: '{}', headers: { 'x-gatehouse-webhook-timestamp': '1', 'x-gatehouse-webhook-signature': 'sha256=00' }, signal: AbortSignal.timeout(30_000) })
       assert.equal(bad.status, 401)
       await py.stop()
       stops.pop()

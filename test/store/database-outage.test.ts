@@ -4,6 +4,7 @@
 // replaces the connection, and the process keeps serving. PostgreSQL is reached through a
 // loopback proxy that refuses, black-holes or cuts connections; SQLite is locked by another
 // connection.
+// npm test: timing (answers must come within connect, query and busy timeouts)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import SQLite from 'better-sqlite3'

@@ -2,6 +2,7 @@
 // the middle of its run and started again. Its leases expire, so every event reaches the
 // receiver at least once, none is lost, and a duplicate is the same delivery again: same
 // delivery id, same event id, same bytes.
+// npm test: timing (a worker process killed in the middle of its run)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDatabase, testDialects } from '../helpers/test-app.js'
@@ -17,7 +18,10 @@ for (const dialect of await testDialects()) {
     const database = await testDatabase(dialect)
     const env = {
       PLUGIN_GATEHOUSE_DATABASE_URL: processDatabaseUrl(database), PLUGIN_GATEHOUSE_WEBHOOK_URL: receiver.url,
-      PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'crash-secret', PLUGIN_GATEHOUSE_WEBHOOK_TIMEOUT_SECONDS: '1',
+      // 5 s to answer (the lease below must be longer): with 1 s, on a loaded machine an
+      // answer of this test's own receiver came late, the attempt was retried 30 s later
+      // (the retry base), past the wait below, and its retry was a duplicate the kill did not make.
+      PLUGIN_GATEHOUSE_WEBHOOK_SECRET: 'crash-secret', PLUGIN_GATEHOUSE_WEBHOOK_TIMEOUT_SECONDS: '5',
     }
     const app = await buildTestApp({ dialect, database, env })
     let worker: WorkerProcess | undefined
@@ -26,7 +30,7 @@ for (const dialect of await testDialects()) {
       const rows = await app.database.db.selectFrom('webhook_deliveries').select(['event_id', 'delivery_id']).execute()
       assert.equal(rows.length, EVENTS)
 
-      const args = ['--lease-seconds', '2', '--poll-ms', '50', '--concurrency', '16']
+      const args = ['--lease-seconds', '6', '--poll-ms', '50', '--concurrency', '16']
       worker = await startWorkerProcess(env, args)
       await receiver.waitFor((r) => r.length >= 300, 30_000)
       worker.child.kill('SIGKILL')

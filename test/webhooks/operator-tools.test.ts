@@ -1,17 +1,21 @@
 // The operators' side of the DLQ and probe: the admin API (status, listing, inspection with
-// payload, replay) and the `gatehouse webhooks …` CLI run as a real process on the same
-// database.
+// payload, replay) and the `gatehouse webhooks …` CLI on the same database, as a real process
+// for the first listing and the probe (whose cooldown another process must then honour), in
+// the test process for the rest (test/helpers/cli-in-process.ts: a child process costs about
+// 1.5 s of CPU, and these are about the commands' answers, not the process).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { buildTestApp, testDatabase, type TestApp } from '../helpers/test-app.js'
 import { LAUNCHER, launcherEnv } from '../helpers/cli-command.js'
+import { runCliInProcess } from '../helpers/cli-in-process.js'
 import { startReceiver } from './helpers/receiver.js'
 
 const ADMIN = 'operator-admin-token'
 
-function gatehouse(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** `gatehouse <args>` as a real process. */
+function gatehouseProcess(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [LAUNCHER, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', ...launcherEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -21,6 +25,9 @@ function gatehouse(args: readonly string[], env: Record<string, string>): Promis
     child.on('exit', (code) => resolve({ code, stdout, stderr }))
   })
 }
+
+/** `gatehouse <args>` in the test process, with only PATH and `env` as its environment. */
+const gatehouse = (args: readonly string[], env: Record<string, string>) => runCliInProcess(args, { env: { PATH: process.env.PATH ?? '', ...env } })
 
 async function deadLetters(app: TestApp, n: number) {
   const until = Date.now() + 10_000
@@ -72,7 +79,7 @@ test('admin API and CLI list, inspect and replay dead letters and run the probe'
     assert.equal((await admin('POST', '/webhooks/dlq/replay', {})).json().error.code, 'INVALID_REQUEST')
 
     // CLI on the same database.
-    const list = await gatehouse(['webhooks', 'dlq', 'list', '--json'], env)
+    const list = await gatehouseProcess(['webhooks', 'dlq', 'list', '--json'], env)
     assert.equal(list.code, 0, list.stderr)
     const printed = JSON.parse(list.stdout)
     assert.deepEqual(printed.data.map((d: { id: number; status: string }) => [d.id, d.status]), [[a, 'failed'], [b, 'failed']])
@@ -110,7 +117,7 @@ test('admin API and CLI list, inspect and replay dead letters and run the probe'
     assert.deepEqual((await admin('GET', '/webhooks/dlq')).json().data, [])
 
     // Probe from the CLI, then the cooldown holds for the admin API (another process).
-    const probe = await gatehouse(['webhooks', 'probe', '--json'], env)
+    const probe = await gatehouseProcess(['webhooks', 'probe', '--json'], env)
     assert.equal(probe.code, 0, probe.stderr)
     const result = JSON.parse(probe.stdout)
     assert.equal(result.status, 'delivered')

@@ -15,6 +15,9 @@ await runWorker({
   excludeOwn: true, followMs: env.SYNC_FOLLOW_MS === undefined ? undefined : Number(env.SYNC_FOLLOW_MS),
   afterPage: async (copy, call, items) => {
     for (const item of items) appendFileSync(env.SYNC_ORIGINS_FILE, JSON.stringify(item.origin) + '\n')
+    // One line a page applied and checkpointed: the test times its kill from the first one, so
+    // a kill lands in the work, not in a start-up a loaded machine made slow.
+    process.stdout.write('page\n')
     if (env.SYNC_WRITE_BACK !== 'true' || random() < 0.5) return false
     const keys = Object.keys(copy).filter((k) => k.startsWith('products:') || k.startsWith('entries:'))
     if (keys.length === 0) return false

@@ -26,7 +26,9 @@ export async function startWorkerProcess(env: Record<string, string>, args: read
   child.stdout?.on('data', (d: Buffer) => { out += d.toString() })
   child.stderr?.on('data', (d: Buffer) => { out += d.toString() })
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)))
-  const until = Date.now() + 30_000
+  // A minute, as for `serve` (serve-process.ts): on a loaded machine 30 s were not enough to
+  // start node and open the database, with nothing wrong.
+  const until = Date.now() + 60_000
   while (!out.includes('delivering to')) {
     if (child.exitCode !== null || child.signalCode !== null) throw new Error(`worker exited early: ${out}`)
     if (Date.now() > until) {
