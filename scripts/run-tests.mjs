@@ -92,9 +92,9 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 // Several files share one process (a group): starting a process and loading the app through
 // tsx costs about 4.5 s of CPU, more than most files' tests. A group imports its files one
 // after the other, so their tests run one after the other as in a process of their own; the
-// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 3 by default: with two,
-// about a third of two cores sat idle while tests waited on child processes, sleeps and
-// PostgreSQL). About ten files a group: fewer start-ups, still enough groups for them to end
+// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default: three took as
+// long on this two-core machine, 528 s against 513 s, for 14 % more CPU; see docs/decisions.md,
+// "Third round"). About ten files a group: fewer start-ups, still enough groups for them to end
 // close together. A file that must have a process to itself says so with the line
 // `// npm test: own process`. Files whose assertions bound how long something takes (a
 // timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
@@ -103,7 +103,7 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
 const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 
-const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '3'
+const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
