@@ -128,6 +128,16 @@ if ((await testDialects()).includes('postgres')) {
     assert.deepEqual(await database.read('SELECT 3', []), [[3]], 'a new connection serves the next read')
   })
 
+  /** The status of the first 200 to GET /tags within `ms`, or the last status when none was. */
+  async function servedWithin(app: Parameters<typeof call>[0], token: string, ms: number): Promise<number> {
+    const until = Date.now() + ms
+    for (;;) {
+      const { status } = await call(app, 'GET', '/gatehouse/v1/tags', token)
+      if (status === 200 || Date.now() > until) return status
+      await new Promise((r) => setTimeout(r, 50))
+    }
+  }
+
   test('postgres: a connection that stops answering or is cut mid-query answers 503 within the query timeout; the process keeps serving and the pool replaces it', async (t) => {
     const crashes = watchCrashes(t)
     const { app, proxy, token } = await proxied(t)
@@ -170,7 +180,10 @@ if ((await testDialects()).includes('postgres')) {
 
     // Idle pooled connections cut too: the pool's clients report errors; nothing crashes.
     await proxy.setMode('forward')
-    assert.equal((await call(app, 'GET', '/gatehouse/v1/tags', token)).status, 200)
+    // The cut above also closed idle pooled connections: one of them may still be handed out
+    // (and fail its request with a 503) before the pool has seen it close; within a second of
+    // the network's return every request is served (a clean-clone CI run met that 503).
+    assert.equal(await servedWithin(app, token, 1000), 200)
     proxy.cut()
     await new Promise((r) => setTimeout(r, 200))
     const served = await Promise.all([1, 2, 3].map(() => call(app, 'GET', '/gatehouse/v1/tags', token)))
