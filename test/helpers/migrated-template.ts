@@ -17,6 +17,7 @@ import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
 import pg from 'pg'
+import { rememberPristine, runInTransaction } from './postgres-schemas.js'
 import { openDatabase, type Database } from '../../src/store/database.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { defaultRegistry } from '../../src/resources/index.js'
@@ -51,6 +52,8 @@ export async function copySqliteTemplate(file: string): Promise<void> {
 }
 
 let dumpText: string | undefined | null
+/** Where the dump's data statements (the template's rows, its sequences' positions) begin. */
+const DATA_MARK = '-- gatehouse: template rows'
 
 /**
  * The migrated schema as SQL, with the schema's name as a placeholder; undefined when
@@ -76,7 +79,7 @@ async function postgresDump(url: string): Promise<string | undefined> {
     }
     // psql's meta-commands (\restrict …) and the schema's own creation are left out: each copy
     // creates its schema before replaying.
-    const text = `${dump.stdout}\n${data.stdout}`.split('\n')
+    const text = `${dump.stdout}\n${DATA_MARK}\n${data.stdout}`.split('\n')
       .filter((line) => !line.startsWith('\\') && !line.startsWith(`CREATE SCHEMA ${schema};`))
       .join('\n').replaceAll(schema, '__SCHEMA__')
     publish(file, (tmp) => writeFileSync(tmp, text))
@@ -94,17 +97,10 @@ async function postgresDump(url: string): Promise<string | undefined> {
 export async function copyPostgresTemplate(url: string, schema: string): Promise<boolean> {
   const dump = await postgresDump(url)
   if (dump === undefined) return false
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    // One transaction: one commit instead of one per step. The dump sets search_path to ''
-    // and names every object with its schema.
-    await client.query(`BEGIN; ${dump.replaceAll('__SCHEMA__', schema)}; COMMIT`)
-    return true
-  } catch (err) {
-    await client.query('ROLLBACK').catch(() => {})
-    throw err
-  } finally {
-    await client.end()
-  }
+  // One transaction: one commit instead of one per step. The dump sets search_path to ''
+  // and names every object with its schema.
+  await runInTransaction(url, dump.replaceAll('__SCHEMA__', schema))
+  // The first copy of the process is the model a used schema must match to be reused.
+  await rememberPristine(url, schema, dump.slice(dump.indexOf(DATA_MARK)))
+  return true
 }

@@ -12,6 +12,7 @@ import { loadDotEnv, loadSettings, type Settings } from '../../src/kernel/settin
 import { openDatabase, type Database, type DialectName } from '../../src/store/database.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { copyPostgresTemplate, copySqliteTemplate } from './migrated-template.js'
+import { createSchema, dropSchema, keepOrDrop, takeKeptSchema } from './postgres-schemas.js'
 import { openapiDocument } from '../../src/contract/openapi.js'
 import { responseContractFor, watchResponses, type ResponseContract } from './response-contract.js'
 import type { WorkerOptions } from '../../src/webhooks/delivery-worker.js'
@@ -71,37 +72,56 @@ export interface TestDatabase extends Database {
 
 /**
  * A fresh, migrated database: a copy of one migrated once per run (migrated-template.ts), as
- * a served database is prepared (migrations, then the declarations' schema steps).
+ * a served database is prepared (migrations, then the declarations' schema steps). On
+ * PostgreSQL it may be a schema an earlier test of this process used, emptied, whose catalog
+ * still matched the copy's (postgres-schemas.ts); it is kept again after this test only if
+ * the test never read its `schema`.
  */
 export async function testDatabase(dialect: DialectName, opts: { poolSize?: number; busyTimeoutMs?: number } = {}): Promise<TestDatabase> {
   if (dialect === 'sqlite') return sqliteDatabase(copySqliteTemplate, opts.busyTimeoutMs)
-  const database = await emptyTestDatabase(dialect, opts)
-  if (!(await copyPostgresTemplate(database.url, database.schema as string))) await migrateSchema(database, defaultRegistry.all)
+  const reused = takeKeptSchema(PG_URL)
+  if (reused !== undefined) return postgresDatabase(reused, opts, true)
+  const schema = newSchemaName()
+  await createSchema(PG_URL, schema)
+  const database = postgresDatabase(schema, opts, true)
+  if (!(await copyPostgresTemplate(PG_URL, schema))) await migrateSchema(database, defaultRegistry.all)
   return database
 }
 
 /** A fresh database with no table at all (tests that build an older schema themselves). */
 export async function emptyTestDatabase(dialect: DialectName, opts: { poolSize?: number } = {}): Promise<TestDatabase> {
   if (dialect === 'sqlite') return sqliteDatabase(async () => {})
-  const schema = `t_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: PG_URL })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
+  const schema = newSchemaName()
+  await createSchema(PG_URL, schema)
+  return postgresDatabase(schema, opts, false)
+}
+
+const newSchemaName = () => `t_${randomBytes(6).toString('hex')}`
+
+/**
+ * The database of a PostgreSQL test schema. `reusable`: filled from the template, so it may
+ * be emptied and kept at the end instead of dropped, unless its name was read (`schema`).
+ */
+function postgresDatabase(schema: string, opts: { poolSize?: number }, reusable: boolean): TestDatabase {
   // 30 s to connect, not the served default of 5 s: on a machine loaded with other suites
   // PostgreSQL took longer than 5 s to accept a connection. Tests of the connect timeout
   // open their own database with their own.
   const database = openDatabase(PG_URL, { schema, poolSize: opts.poolSize, connectTimeoutMs: 30_000 })
+  let nameShown = false
+  let destroyed = false
   return {
     ...database,
     url: PG_URL,
-    schema,
+    get schema() {
+      nameShown = true
+      return schema
+    },
     destroy: async () => {
+      if (destroyed) return
+      destroyed = true
       await database.close().catch(() => {})
-      const c = new pg.Client({ connectionString: PG_URL })
-      await c.connect()
-      await c.query(`DROP SCHEMA ${schema} CASCADE`)
-      await c.end()
+      if (reusable && !nameShown) await keepOrDrop(PG_URL, schema)
+      else await dropSchema(PG_URL, schema)
     },
   }
 }

@@ -52,8 +52,8 @@ if ((await testDialects()).includes('postgres')) {
     const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
     // Registered before anything that can fail: a proxy left listening keeps the test process
     // alive after the file's tests end, and the whole run waits for it (seen on a loaded machine).
-    let app: Awaited<ReturnType<typeof buildApp>> | undefined
-    t.after(async () => { await proxy.setMode('forward'); await app?.close(); await proxy.close(); await base.destroy() })
+    const started: { app?: Awaited<ReturnType<typeof buildApp>> } = {}
+    t.after(async () => { await proxy.setMode('forward'); await started.app?.close(); await proxy.close(); await base.destroy() })
     const url = new URL(PG_URL)
     url.port = String(proxy.port)
     url.searchParams.set('options', `-c search_path=${base.schema}`)
@@ -62,7 +62,7 @@ if ((await testDialects()).includes('postgres')) {
     const settings = testSettings({
       PLUGIN_GATEHOUSE_DATABASE_URL: url.toString(), PLUGIN_GATEHOUSE_DATABASE_CONNECT_TIMEOUT_MS: '2000', PLUGIN_GATEHOUSE_DATABASE_QUERY_TIMEOUT_MS: '800',
     })
-    app = await buildApp({ settings, logger: pino({ level: 'silent' }), webhookWorker: false })
+    const app = started.app = await buildApp({ settings, logger: pino({ level: 'silent' }), webhookWorker: false })
     const { token } = await app.services.credentials.create({ label: 'outage', scopes: SCOPES })
     const address = await app.app.listen({ port: 0, host: '127.0.0.1' })
     const asApp = { app: app.app } as Parameters<typeof connect>[0]

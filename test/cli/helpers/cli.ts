@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
-import pg from 'pg'
 import { openDatabase, type Database, type DialectName } from '../../../src/store/database.js'
 import { PG_URL } from '../../helpers/test-app.js'
+import { createSchema, dropSchema } from '../../helpers/postgres-schemas.js'
 import { ROOT, cliArgs } from '../../helpers/cli-command.js'
 import { runCliInProcess } from '../../helpers/cli-in-process.js'
 
@@ -38,20 +38,12 @@ export async function cliDatabase(dialect: DialectName): Promise<CliDatabase> {
     return { dialect, url, open: () => openDatabase(url), destroy: async () => rmSync(dir, { recursive: true, force: true }) }
   }
   const schema = `t_cli_${randomBytes(5).toString('hex')}`
-  const admin = new pg.Client({ connectionString: PG_URL })
-  await admin.connect()
-  await admin.query(`CREATE SCHEMA ${schema}`)
-  await admin.end()
+  await createSchema(PG_URL, schema)
   return {
     dialect,
     url: schemaUrl(schema),
     open: () => openDatabase(PG_URL, { schema, poolSize: 2 }),
-    async destroy() {
-      const c = new pg.Client({ connectionString: PG_URL })
-      await c.connect()
-      await c.query(`DROP SCHEMA ${schema} CASCADE`)
-      await c.end()
-    },
+    destroy: () => dropSchema(PG_URL, schema),
   }
 }
 
