@@ -16,8 +16,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { randomBytes } from 'node:crypto'
 import { spawnSync } from 'node:child_process'
-import pg from 'pg'
-import { rememberPristine, runInTransaction } from './postgres-schemas.js'
+import { createSchema, dropSchema, rememberPristine, runInTransaction } from './postgres-schemas.js'
 import { openDatabase, type Database } from '../../src/store/database.js'
 import { migrateSchema } from '../../src/store/schema-reconcile.js'
 import { defaultRegistry } from '../../src/resources/index.js'
@@ -65,10 +64,8 @@ async function postgresDump(url: string): Promise<string | undefined> {
   if (existsSync(file)) return (dumpText = readFileSync(file, 'utf8'))
   // A name no statement of the dump can contain by chance, replaced by each copy's.
   const schema = `gatehouse_template_${randomBytes(8).toString('hex')}`
-  const admin = new pg.Client({ connectionString: url })
-  await admin.connect()
+  await createSchema(url, schema)
   try {
-    await admin.query(`CREATE SCHEMA ${schema}`)
     const database = openDatabase(url, { schema })
     try { await migrate(database) } finally { await database.close() }
     const dump = spawnSync('pg_dump', ['--schema-only', '--no-owner', '--no-privileges', '--schema', schema, '--dbname', url], { encoding: 'utf8' })
@@ -85,8 +82,7 @@ async function postgresDump(url: string): Promise<string | undefined> {
     publish(file, (tmp) => writeFileSync(tmp, text))
     return (dumpText = text)
   } finally {
-    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {})
-    await admin.end()
+    await dropSchema(url, schema).catch(() => {})
   }
 }
 
