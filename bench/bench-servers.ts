@@ -1,9 +1,11 @@
 // The processes a benchmark measures: Gatehouse as operators run it (`gatehouse serve` from
-// the compiled JavaScript in dist/, optionally `--workers N`), and the baseline, a bare
-// Fastify route sending a ready payload. Both are started fresh and stopped by the caller.
+// the build in dist/, bundled: bin/gatehouse.js, optionally `--workers N`), and the bench's own
+// servers (the baseline, a bare Fastify route sending a ready payload, and the floor), bundled
+// the same way. All are started fresh and stopped by the caller.
 import { spawn, type ChildProcess } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createServer } from 'node:net'
+import { bundle, loadEsbuild } from '../scripts/bundle.mjs'
 
 export const BENCH_TOKEN = 'bench-token'
 
@@ -75,10 +77,24 @@ export async function startGatehouse(databaseUrl: string, workers = 1): Promise<
   return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }
 }
 
+/**
+ * Node's arguments for a bench script of ours: bundled as Gatehouse's CLI is (scripts/bundle.mjs),
+ * so the two sides of a ratio load their code the same way (a bundled Fastify route costs
+ * less CPU a request than one loaded module by module); through tsx when esbuild is missing.
+ */
+async function scriptArgs(script: string): Promise<string[]> {
+  const esbuild = await loadEsbuild()
+  if (!esbuild) return ['--import', 'tsx', `bench/${script}`]
+  const name = script.replace(/\.ts$/, '')
+  const outdir = `bench/.data/bundles/${name}`
+  await bundle(esbuild, { entry: `bench/${script}`, outdir, name })
+  return [`${outdir}/${name}.js`]
+}
+
 /** A bench script of ours (`bench/<script>`) on a free port, given `arg` then the port. */
 async function startScript(script: string, arg: string, livePath: string): Promise<BenchServer> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', 'tsx', `bench/${script}`, arg, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const child = spawn(process.execPath, [...(await scriptArgs(script)), arg, String(port)], { stdio: ['ignore', 'ignore', 'inherit'] })
   const url = `http://127.0.0.1:${port}`
   await waitUntilLive(url, child, livePath)
   return { url, child, rssMb: () => treeRssKb(child.pid ?? 0) / 1024, stop: stopper(child) }

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `npm run build` (also run by `npm install`'s prepare step): compiles src/ to dist/ with tsc
 // and copies the files that are not TypeScript (starter-pack snippets) beside the compiled
-// modules that read them. dist/ is rebuilt from scratch, so no module of a deleted source stays.
+// modules that read them; then bundles the compiled CLI and the packages it imports into
+// dist/bundle/gatehouse.js (with a few chunks), which bin/gatehouse.js runs (see below). dist/
+// is rebuilt from scratch, so no module of a deleted source stays.
 import { cpSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
+import { bundle, loadEsbuild } from './bundle.mjs'
 import { fileURLToPath } from 'node:url'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -22,3 +25,20 @@ const assets = (dir) => readdirSync(dir).flatMap((name) => {
   return statSync(p).isDirectory() ? assets(p) : name.endsWith('.ts') ? [] : [p]
 })
 for (const file of assets(src)) cpSync(file, join(dist, relative(src, file)))
+
+// The CLI in one file (and the chunks it imports on demand), which bin/gatehouse.js runs:
+// `gatehouse --help` took 1.3 s of CPU module by module and takes 0.4 s bundled, `serve` 1.9 s
+// until it listened and now 1.2 s (scripts/bundle.mjs; docs/decisions.md, "The CLI as one
+// bundled file"). The bundle sits two folders down, as every compiled module does (dist/x/y.js),
+// so the `../../package.json` and `../../docs/…` paths modules read relative to themselves
+// resolve the same; the one module at another depth that reads files beside itself (the
+// starter packs' snippets) has them copied next to the bundle (test/tooling/cli-bundle.test.ts
+// checks both).
+const esbuild = await loadEsbuild()
+if (esbuild) {
+  const outdir = join(dist, 'bundle')
+  await bundle(esbuild, { entry: join(dist, 'cli/main.js'), outdir, name: 'gatehouse' })
+  cpSync(join(src, 'ops/templates/packs'), join(outdir, 'packs'), { recursive: true })
+} else {
+  console.warn('build: esbuild is not installed; the CLI runs module by module from dist/cli/main.js (a slower start)')
+}

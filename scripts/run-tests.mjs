@@ -42,7 +42,9 @@ async function postgresError() {
 }
 
 const env = { ...process.env }
-const nodeOptions = []
+// First, before anything loads node:test: Node 20's runner tracks every promise of the tests
+// with an async hook, which makes each one about fifty times as dear (see that file).
+const nodeOptions = process.env.GATEHOUSE_TEST_ASYNC_ATTRIBUTION === '1' ? [] : ['--import', pathToFileURL(resolve('scripts/untracked-test-resources.mjs')).href]
 if (wantsPostgres) {
   const problem = await postgresError()
   if (problem !== undefined) {
@@ -65,8 +67,8 @@ if (wantsPostgres) {
 
 // Most CLI commands run inside the test processes (test/helpers/cli-in-process.ts); servers,
 // workers and the tests of a real process's start-up start the CLI as a child process
-// (test/helpers/cli-command.ts). Through tsx each start costs about 2.3 s of CPU, compiled
-// about 0.7 s: dist/ is built from the sources as they are now, and those tests run it.
+// (test/helpers/cli-command.ts). Through tsx each start costs about 2.3 s of CPU, built
+// (bundled) about 0.5 s: dist/ is built from the sources as they are now, and those tests run it.
 // GATEHOUSE_TEST_CLI=source keeps tsx.
 // A build newer than every source (npm install's, on a fresh clone) is used as it is.
 const newest = (dir) => readdirSync(dir).reduce((m, name) => {

@@ -1,0 +1,48 @@
+// Bundles an entry module and the packages it imports into one ES module (with chunks for what
+// it imports dynamically), as `npm run build` does for the CLI (scripts/build.mjs) and the bench
+// for its own servers, so both sides of a comparison load their code the same way.
+//
+// Loaded module by module, a start spends most of its CPU finding, reading and linking files:
+// the CLI imports about 1,300 (Kysely and TypeBox ship 250 each). Left outside the bundle and
+// loaded from node_modules as before: native addons, packages that start workers or serve files
+// from their own folder, and the TypeScript tooling that loads providers written in TypeScript.
+// Dynamic imports stay chunks of their own (`splitting`): without them esbuild wraps nearly every
+// module in a lazy initialiser, and a served page cost 17 % more CPU.
+import { createRequire } from 'node:module'
+import { pathToFileURL } from 'node:url'
+
+export const BUNDLE_EXTERNAL = [
+  'better-sqlite3', 'pg-native', // native addons
+  'pino', 'thread-stream', // pino's transports run in worker threads started from their own files
+  'swagger-ui-dist', // the API docs page serves this package's folder
+  'tsx', 'typescript', 'esbuild', // tooling: providers written in TypeScript are loaded through tsx
+]
+
+/** esbuild, or undefined when it is not installed (then callers run the modules unbundled). */
+export async function loadEsbuild() {
+  try {
+    return await import(pathToFileURL(createRequire(import.meta.url).resolve('esbuild')).href)
+  } catch {
+    return undefined
+  }
+}
+
+/** Writes `outdir/<name>.js` (and its chunks) from `entry`. */
+export async function bundle(esbuild, { entry, outdir, name }) {
+  await esbuild.build({
+    entryPoints: { [name]: entry },
+    outdir,
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    external: BUNDLE_EXTERNAL,
+    // CommonJS packages inside the bundle, and the modules that load a driver on demand, call
+    // require: an ES module has none of its own.
+    banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+    sourcemap: 'linked',
+    logLevel: 'warning',
+  })
+}
