@@ -28,8 +28,8 @@ for (const file of assets(src)) cpSync(file, join(dist, relative(src, file)))
 
 // The CLI in one file (and the chunks it imports on demand), which bin/gatehouse.js runs:
 // `gatehouse --help` took 1.3 s of CPU module by module and takes 0.4 s bundled, `serve` 1.9 s
-// until it listened and now 1.2 s (scripts/bundle.mjs; docs/decisions.md, "The CLI as one
-// bundled file"). The bundle sits two folders down, as every compiled module does (dist/x/y.js),
+// until it listened and now 1.2 s (scripts/bundle.mjs; docs/decisions.md, "Fifth round: the CLI
+// bundled"). The bundle sits two folders down, as every compiled module does (dist/x/y.js),
 // so the `../../package.json` and `../../docs/…` paths modules read relative to themselves
 // resolve the same; the one module at another depth that reads files beside itself (the
 // starter packs' snippets) has them copied next to the bundle (test/tooling/cli-bundle.test.ts
