@@ -8,6 +8,7 @@
 // from their own folder, and the TypeScript tooling that loads providers written in TypeScript.
 // Dynamic imports stay chunks of their own (`splitting`): without them esbuild wraps nearly every
 // module in a lazy initialiser, and a served page cost 17 % more CPU.
+import { rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 
@@ -27,8 +28,9 @@ export async function loadEsbuild() {
   }
 }
 
-/** Writes `outdir/<name>.js` (and its chunks) from `entry`. */
+/** Writes `outdir/<name>.js` (and its chunks) from `entry`, into an emptied `outdir`: chunks are named by their content, so an older build's would otherwise stay. */
 export async function bundle(esbuild, { entry, outdir, name }) {
+  rmSync(outdir, { recursive: true, force: true })
   await esbuild.build({
     entryPoints: { [name]: entry },
     outdir,
