@@ -26,6 +26,18 @@ export const firstLine = (err: unknown): string => (err instanceof Error ? err.m
 
 /** Module paths start with `.` or `/` or end in a script extension; anything else names a package. */
 const isPath = (entry: string) => entry.startsWith('.') || isAbsolute(entry) || /\.(?:[cm]?js|[cm]?ts)$/.test(entry)
+const isTypeScript = (file: string) => /\.[cm]?ts$/.test(file)
+
+/**
+ * A provider module by path. TypeScript goes through tsx (a dependency), in a scope of its
+ * own: the built CLI (`npm start`) runs plain JavaScript, which Node 20 cannot load `.ts`
+ * from, and the documented example is a `.ts` file.
+ */
+async function importModule(file: string): Promise<Record<string, unknown>> {
+  if (!isTypeScript(file)) return import(pathToFileURL(file).href)
+  const { tsImport } = await import('tsx/esm/api') // only when asked: start-up does not pay for it
+  return tsImport(pathToFileURL(file).href, import.meta.url) as Promise<Record<string, unknown>>
+}
 
 export async function findProvider(entry: string, settings: Settings, cwd = process.cwd()): Promise<FoundProvider> {
   // Own keys only: an entry like "constructor" is a package name, not Object's constructor.
@@ -38,7 +50,7 @@ export async function findProvider(entry: string, settings: Settings, cwd = proc
     const file = resolve(cwd, entry)
     if (!existsSync(file)) throw fail(`module "${entry}" cannot be found (looked for ${file})`)
     try {
-      namespace = await import(pathToFileURL(file).href)
+      namespace = await importModule(file)
     } catch (err) {
       throw fail(`module "${entry}" failed to load: ${firstLine(err)}`)
     }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { BASE_PATH } from '../../src/kernel/machine-route.js'
-import { buildTestApp, type TestApp } from '../helpers/test-app.js'
+import { buildTestApp, testDatabase, type TestApp } from '../helpers/test-app.js'
+import { processDatabaseUrl, startServeProcess } from '../helpers/serve-process.js'
 import { listAll } from './helpers/provider-app.js'
 import { until } from '../helpers/until.js'
 
@@ -148,4 +149,21 @@ test('a provider module that fails to start names itself: the example without it
   delete process.env.WAREHOUSE_STOCK_URL
   await assert.rejects(buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_PROVIDERS: './examples/providers/warehouse-stock.ts' } }),
     { message: 'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: provider "warehouse" (module "./examples/providers/warehouse-stock.ts") failed to start: WAREHOUSE_STOCK_URL must be set to the service\'s http(s) address' })
+})
+
+test('the served CLI loads the example by its .ts path, as its header says to run it', async (t) => {
+  // `npm start` runs built JavaScript, which cannot import a .ts module by itself.
+  const stub = await stubService(t)
+  const database = await testDatabase('sqlite')
+  const setup = await buildTestApp({ dialect: 'sqlite', database })
+  t.after(async () => { await setup.close(); await database.destroy() })
+  const token = await setup.issueToken([SCOPE])
+  const served = await startServeProcess({
+    PLUGIN_GATEHOUSE_DATABASE_URL: processDatabaseUrl(database), PLUGIN_GATEHOUSE_PROVIDERS: './examples/providers/warehouse-stock.ts',
+    WAREHOUSE_STOCK_URL: stub.url, WAREHOUSE_TOKEN: TOKEN,
+  })
+  t.after(() => served.stop())
+  const res = await fetch(`${served.base}${STOCK}/SKU-003`, { headers: { authorization: `Bearer ${token}` } })
+  assert.equal(res.status, 200, served.output())
+  assert.deepEqual(((await res.json()) as { data: unknown }).data, expected(SKUS[2]))
 })
