@@ -19,6 +19,10 @@ export const BUNDLE_EXTERNAL = [
   'tsx', 'typescript', 'esbuild', // tooling: providers written in TypeScript are loaded through tsx
 ]
 
+// CommonJS packages inside the bundle, and the modules that load a driver on demand, call
+// require: an ES module has none of its own.
+export const BUNDLE_BANNER = "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);"
+
 /** esbuild, or undefined when it is not installed (then callers run the modules unbundled). */
 export async function loadEsbuild() {
   try {
@@ -41,9 +45,7 @@ export async function bundle(esbuild, { entry, outdir, name }) {
     format: 'esm',
     target: 'node20',
     external: BUNDLE_EXTERNAL,
-    // CommonJS packages inside the bundle, and the modules that load a driver on demand, call
-    // require: an ES module has none of its own.
-    banner: { js: "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);" },
+    banner: { js: BUNDLE_BANNER },
     sourcemap: 'linked',
     logLevel: 'warning',
   })

@@ -29,10 +29,16 @@ export function recordTimes() {
   afterEach(note('end'))
 }
 
+/** A test file's path as the repository names it: bundled (scripts/test-bundle.mjs), its source's. */
+function sourcePath(file) {
+  const bundled = process.env.GATEHOUSE_TEST_BUNDLE_DIR
+  if (bundled && file.startsWith(`${bundled}/`)) return file.slice(bundled.length + 1).replace(/\.js$/, '.ts')
+  return file.replace(`${process.cwd()}/`, '')
+}
+
 function write(totals) {
   const rows = [...totals].sort((a, b) => b[1].own + b[1].children - (a[1].own + a[1].children))
-  const cwd = `${process.cwd()}/`
-  const line = ([file, t]) => [file.replace(cwd, ''), t.wall.toFixed(2), (t.own + t.children).toFixed(2), t.own.toFixed(2), t.children.toFixed(2), t.tests].join('\t')
+  const line = ([file, t]) => [sourcePath(file), t.wall.toFixed(2), (t.own + t.children).toFixed(2), t.own.toFixed(2), t.children.toFixed(2), t.tests].join('\t')
   writeFileSync(process.env.GATEHOUSE_TEST_TIMES, ['file\twall_s\tcpu_s\town_s\tchildren_s\ttests', ...rows.map(line)].join('\n') + '\n')
 }
 

@@ -29,14 +29,20 @@ const isPath = (entry: string) => entry.startsWith('.') || isAbsolute(entry) || 
 const isTypeScript = (file: string) => /\.[cm]?ts$/.test(file)
 
 /**
- * A provider module by path. TypeScript goes through tsx (a dependency), in a scope of its
- * own: the built CLI (`npm start`) runs plain JavaScript, which Node 20 cannot load `.ts`
- * from, and the documented example is a `.ts` file.
+ * A provider module by path. A process that cannot import TypeScript itself (the built CLI,
+ * `npm start`, runs plain JavaScript on Node 20; the documented example is a `.ts` file) loads
+ * it through tsx, a dependency, in a scope of its own. One that can (run through tsx, or a Node
+ * that strips types) imports it as any module, once.
  */
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  if (!isTypeScript(file)) return import(pathToFileURL(file).href)
+  const url = pathToFileURL(file).href
+  try {
+    return await import(url)
+  } catch (err) {
+    if (!isTypeScript(file) || (err as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err
+  }
   const { tsImport } = await import('tsx/esm/api') // only when asked: start-up does not pay for it
-  return tsImport(pathToFileURL(file).href, import.meta.url) as Promise<Record<string, unknown>>
+  return tsImport(url, import.meta.url) as Promise<Record<string, unknown>>
 }
 
 export async function findProvider(entry: string, settings: Settings, cwd = process.cwd()): Promise<FoundProvider> {

@@ -11,6 +11,7 @@ import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { pathToFileURL } from 'node:url'
 import openapiTS, { astToString } from 'openapi-typescript'
+import { tsImport } from 'tsx/esm/api'
 import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
@@ -85,7 +86,8 @@ test('openapi-typescript types compile with a typed client call, and that client
     const res = await app.app.inject({ method: request.method as 'GET', url: url.pathname + url.search, headers: Object.fromEntries(request.headers) })
     return new Response(res.body, { status: res.statusCode, headers: { 'content-type': String(res.headers['content-type']) } })
   }
-  const client = await import(pathToFileURL(join(dir, 'client.ts')).href)
+  // TypeScript, loaded as such whether this file runs through tsx or bundled (npm test).
+  const client = await tsImport(pathToFileURL(join(dir, 'client.ts')).href, import.meta.url)
   const api = client.gatehouse(`http://gatehouse.test${BASE_PATH}`, token, viaInject)
   assert.deepEqual(await client.productTitles(api), { titles: ['Blue shirt', 'Gift card'], hasMore: false, mode: 'full' })
   assert.equal(await client.missingProduct(api), 'NOT_FOUND')
