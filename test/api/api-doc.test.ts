@@ -3,14 +3,12 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { allRoutes, END, renderReference, START } from '../../scripts/api-doc.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { readScopes } from '../helpers/scopes.js'
+import { runShellBlock } from '../helpers/doc-shell.js'
 
-const run = promisify(execFile)
 const doc = readFileSync('docs/api.md', 'utf8')
 
 test('the generated endpoint, scope and error reference in docs/api.md is up to date', async () => {
@@ -30,7 +28,7 @@ test('every curl example in docs/api.md works against a live server', async () =
     assert.ok(blocks.length >= 8, `expected the curl examples, found ${blocks.length}`)
     for (const block of blocks) {
       const expect = /# expect: (\w+)/.exec(block)?.[1]
-      const { stdout } = await run('bash', ['-c', block], { env: { ...process.env, GATEHOUSE_URL: url, GATEHOUSE_TOKEN: token } })
+      const { stdout } = await runShellBlock(block, { GATEHOUSE_URL: url, GATEHOUSE_TOKEN: token })
       const body = JSON.parse(stdout)
       if (expect) assert.equal(body.error?.code, expect, block)
       else {

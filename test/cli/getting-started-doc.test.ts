@@ -4,16 +4,14 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import { buildTestApp, testDatabase } from '../helpers/test-app.js'
 import { readScopes } from '../helpers/scopes.js'
 import { DEMO_BASE_COUNTS, demoEstimate, seedDemo } from '../../src/loaders/demo/demo-data.js'
 import { ContentStore } from '../../src/store/content-store.js'
 import { defaultRegistry } from '../../src/resources/index.js'
 import { ROOT } from './helpers/cli.js'
+import { runShellBlock } from '../helpers/doc-shell.js'
 
-const run = promisify(execFile)
 const doc = readFileSync(join(ROOT, 'docs/getting-started.md'), 'utf8')
 
 test('every curl example in docs/getting-started.md works against the demo data', async (t) => {
@@ -30,7 +28,7 @@ test('every curl example in docs/getting-started.md works against the demo data'
   assert.ok(blocks.length >= 9, `expected the curl examples, found ${blocks.length}`)
   for (const block of blocks) {
     const expect = /# expect: (\w+)/.exec(block)?.[1]
-    const { stdout } = await run('bash', ['-c', block], { cwd: ROOT, env: { ...process.env, GATEHOUSE_URL: url, GATEHOUSE_TOKEN: token } })
+    const { stdout } = await runShellBlock(block, { GATEHOUSE_URL: url, GATEHOUSE_TOKEN: token }, ROOT)
     const body = JSON.parse(stdout)
     if (expect) {
       assert.equal(body.error?.code, expect, block)

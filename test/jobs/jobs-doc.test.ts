@@ -6,13 +6,11 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { readFileSync } from 'node:fs'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
 import type { AddressInfo } from 'node:net'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { ADMIN_TOKEN, jobsApp } from './helpers/jobs-app.js'
+import { runShellBlock } from '../helpers/doc-shell.js'
 
-const run = promisify(execFile)
 const MARK = '---- end of block ----'
 
 test('the worked example in docs/jobs.md runs against a live server', async (t) => {
@@ -32,7 +30,7 @@ test('the worked example in docs/jobs.md runs against a live server', async (t) 
 
   // The first block sets the variables the test gives itself; its helper function is kept.
   const script = ['set -eu', ...blocks.map((b, i) => (i === 0 ? b.split('\n').filter((l) => !l.startsWith('export ')).join('\n') : b) + `\nprintf '\\n%s\\n' '${MARK}'`)].join('\n')
-  const { stdout } = await run('bash', ['-c', script], { env: { ...process.env, GATEHOUSE_URL: url, GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN } })
+  const { stdout } = await runShellBlock(script, { GATEHOUSE_URL: url, GATEHOUSE_ADMIN_TOKEN: ADMIN_TOKEN })
   const outputs = stdout.split(MARK).map((o) => o.trim())
   const json = (i: number) => JSON.parse(outputs[i])
   blocks.forEach((block, i) => {
