@@ -23,6 +23,20 @@ export const BUNDLE_EXTERNAL = [
 // require: an ES module has none of its own.
 export const BUNDLE_BANNER = "import { createRequire as createRequireForBundle } from 'node:module'; const require = createRequireForBundle(import.meta.url);"
 
+/** What every bundle of ours shares: one ES module for Node 20 with chunks, source maps beside it. */
+export const BUNDLE_OPTIONS = {
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: BUNDLE_EXTERNAL,
+  banner: { js: BUNDLE_BANNER },
+  sourcemap: 'linked',
+  logLevel: 'warning',
+}
+
 /** esbuild, or undefined when it is not installed (then callers run the modules unbundled). */
 export async function loadEsbuild() {
   try {
@@ -35,18 +49,5 @@ export async function loadEsbuild() {
 /** Writes `outdir/<name>.js` (and its chunks) from `entry`, into an emptied `outdir`: chunks are named by their content, so an older build's would otherwise stay. */
 export async function bundle(esbuild, { entry, outdir, name }) {
   rmSync(outdir, { recursive: true, force: true })
-  await esbuild.build({
-    entryPoints: { [name]: entry },
-    outdir,
-    chunkNames: 'chunk-[hash]',
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: BUNDLE_EXTERNAL,
-    banner: { js: BUNDLE_BANNER },
-    sourcemap: 'linked',
-    logLevel: 'warning',
-  })
+  await esbuild.build({ ...BUNDLE_OPTIONS, entryPoints: { [name]: entry }, outdir })
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Runs every test file under test/ with node:test through tsx. Node 20's runner does not
-// expand globs, so the files are collected here. Extra arguments filter file paths.
+// Runs every test file under test/ with node:test, bundled (or through tsx: see below). Node
+// 20's runner does not expand globs, so the files are collected here. Extra arguments filter
+// file paths.
 //
 // PostgreSQL is checked once, here: when it is unreachable (and GATEHOUSE_REQUIRE_POSTGRES is
 // not 1), one notice line says so and the PostgreSQL tests (named `postgres: …`, as every
@@ -98,9 +99,17 @@ const templates = join(tmpdir(), `gatehouse-test-templates-${env.GATEHOUSE_TEST_
 // node_modules/.cache (the packages left outside it are found from there) and is removed when
 // the run ends. GATEHOUSE_TEST_BUNDLE=0, or no esbuild, runs them through tsx.
 const esbuild = process.env.GATEHOUSE_TEST_BUNDLE === '0' ? undefined : await loadEsbuild()
-const bundleDir = esbuild ? resolve('node_modules/.cache', `gatehouse-test-bundle-${env.GATEHOUSE_TEST_RUN}`) : undefined
+const bundleRoot = resolve('node_modules/.cache')
+const bundleDir = esbuild ? join(bundleRoot, `gatehouse-test-bundle-${env.GATEHOUSE_TEST_RUN}`) : undefined
 if (esbuild) {
-  await bundleTests(esbuild, { root: resolve('.'), files, outdir: bundleDir })
+  removeAbandonedBundles()
+  try {
+    await bundleTests(esbuild, { root: resolve('.'), files, outdir: bundleDir })
+  } catch (err) {
+    rmSync(bundleDir, { recursive: true, force: true })
+    console.error(`npm test: the test files do not bundle (esbuild's errors above); GATEHOUSE_TEST_BUNDLE=0 runs them one by one through tsx\n${err instanceof Error ? err.message.split('\n')[0] : err}`)
+    process.exit(1)
+  }
   env.GATEHOUSE_TEST_BUNDLE_DIR = bundleDir
 }
 /** The module node:test runs for a test file: its bundled form, or the file itself (tsx). */
@@ -129,7 +138,13 @@ const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
 if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-timing.mjs', `--test-reporter-destination=${join(groupDir, 'timing-reporter.out')}`)
 // Bundled, the stacks of failures name the sources' lines (--enable-source-maps: about 0.25 s
 // of CPU a process).
-const loader = bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']
+// `gatehouse-source`: `gatehouse/providers` (a provider the tests load by path imports it)
+// resolves to the sources, not to dist/ (package.json `exports`).
+const loader = [...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']), '--conditions=gatehouse-source']
+// Ctrl-C reaches the test processes too (one process group): this one waits for them to end,
+// then removes what the run made (the bundle is about 23 MB) instead of dying at once. A run
+// killed otherwise leaves its bundle to the next run (removeAbandonedBundles).
+process.on('SIGINT', () => {})
 const res = spawnSync(process.execPath, [...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...nodeOptions, ...entries], { stdio: 'inherit', env })
 // The test processes' CPU (and their children's: the CLI, pg_dump) is the figure a shared
 // machine leaves comparable; PostgreSQL's own is not in it.
@@ -138,7 +153,27 @@ console.error(`npm test: ${files.length} files in ${entries.length} processes, $
 rmSync(templates, { recursive: true, force: true })
 rmSync(groupDir, { recursive: true, force: true })
 if (bundleDir) rmSync(bundleDir, { recursive: true, force: true })
-process.exit(res.status ?? 1)
+process.exit(res.status ?? (res.signal ? 130 : 1))
+
+/** Removes the bundles of runs whose process is gone (killed before it could clean up). */
+function removeAbandonedBundles() {
+  let names = []
+  try { names = readdirSync(bundleRoot) } catch { return }
+  for (const name of names) {
+    const pid = /^gatehouse-test-bundle-(\d+)-\d+$/.exec(name)?.[1]
+    if (pid === undefined || isRunning(Number(pid))) continue
+    rmSync(join(bundleRoot, name), { recursive: true, force: true })
+  }
+}
+
+function isRunning(pid) {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (err) {
+    return err.code === 'EPERM'
+  }
+}
 
 /** CPU seconds of the child processes this one has waited for (proc(5): cutime + cstime). */
 function childCpu() {

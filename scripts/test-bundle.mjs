@@ -9,11 +9,12 @@
 // - what a test imports at run time by path (a provider written in TypeScript) is loaded from
 //   the source, as the served CLI does (through tsx, src/providers/load-provider.ts).
 // The dev dependencies (test tools, the MCP client, the browser driver) stay outside the
-// bundle and load from node_modules as before.
-import { readFileSync } from 'node:fs'
+// bundle and load from node_modules as before, and so do the drivers the sources load with
+// `require` (pg, ioredis): a test importing them must get the app's copy (its type parsers).
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { BUNDLE_BANNER, BUNDLE_EXTERNAL } from './bundle.mjs'
+import { BUNDLE_EXTERNAL, BUNDLE_OPTIONS } from './bundle.mjs'
 
 /**
  * Each module's `import.meta.url` as the URL of the file it was bundled from: esbuild's
@@ -26,7 +27,7 @@ const sourceUrls = {
   setup(build) {
     build.onLoad({ filter: /\.(?:[cm]?ts|[cm]?js)$/ }, (args) => {
       const text = readFileSync(args.path, 'utf8')
-      if (!text.includes('import.meta.url')) return undefined
+      if (!/import\s*\.\s*meta\s*\.\s*url/.test(text)) return undefined
       const declare = `const ${MODULE_URL} = ${JSON.stringify(pathToFileURL(args.path).href)};`
       const at = text.startsWith('#!') ? text.indexOf('\n') + 1 : 0
       const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js'
@@ -42,20 +43,16 @@ const sourceUrls = {
 export async function bundleTests(esbuild, { root, files, outdir }) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   await esbuild.build({
+    ...BUNDLE_OPTIONS,
     entryPoints: files.map((f) => join(root, f)),
     outbase: root,
     outdir,
     chunkNames: 'chunks/[hash]',
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    external: [...BUNDLE_EXTERNAL, ...Object.keys(pkg.devDependencies ?? {})],
-    banner: { js: BUNDLE_BANNER },
+    external: [...BUNDLE_EXTERNAL, 'pg', 'ioredis', ...Object.keys(pkg.devDependencies ?? {})],
     define: { 'import.meta.url': MODULE_URL },
     plugins: [sourceUrls],
-    sourcemap: 'linked',
-    logLevel: 'warning',
   })
+  // ES modules by their folder's package.json, not by Node guessing from their syntax.
+  mkdirSync(outdir, { recursive: true })
+  writeFileSync(join(outdir, 'package.json'), '{ "type": "module" }\n')
 }

@@ -29,20 +29,30 @@ const isPath = (entry: string) => entry.startsWith('.') || isAbsolute(entry) || 
 const isTypeScript = (file: string) => /\.[cm]?ts$/.test(file)
 
 /**
- * A provider module by path. A process that cannot import TypeScript itself (the built CLI,
- * `npm start`, runs plain JavaScript on Node 20; the documented example is a `.ts` file) loads
- * it through tsx, a dependency, in a scope of its own. One that can (run through tsx, or a Node
- * that strips types) imports it as any module, once.
+ * A provider module by path. TypeScript goes through tsx (a dependency) on every Node:
+ * the built CLI (`npm start`) runs plain JavaScript, Node 20 cannot import `.ts` at all, and
+ * a Node that strips types neither maps `./x.js` imports to `./x.ts` nor compiles enums.
+ * One scope of tsx's hooks for the process, registered on first use (start-up without a
+ * TypeScript provider does not pay for it).
  */
+let typeScript: Promise<(url: string) => Promise<Record<string, unknown>>> | undefined
 async function importModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(file).href
-  try {
-    return await import(url)
-  } catch (err) {
-    if (!isTypeScript(file) || (err as { code?: unknown }).code !== 'ERR_UNKNOWN_FILE_EXTENSION') throw err
-  }
-  const { tsImport } = await import('tsx/esm/api') // only when asked: start-up does not pay for it
-  return tsImport(url, import.meta.url) as Promise<Record<string, unknown>>
+  if (!isTypeScript(file)) return import(url)
+  typeScript ??= import('tsx/esm/api').then(({ register }) => {
+    const scope = register({ namespace: 'gatehouse-providers' })
+    return (specifier: string) => scope.import(specifier, import.meta.url) as Promise<Record<string, unknown>>
+  })
+  return (await typeScript)(url)
+}
+
+/**
+ * What a load failure says: its first line, or for TypeScript that does not compile (tsx's
+ * "Transform failed with 1 error:") the line after it, which names the place and the problem.
+ */
+function loadProblem(err: unknown): string {
+  const lines = (err instanceof Error ? err.message : String(err)).split('\n')
+  return /^Transform failed with \d+ errors?:$/.test(lines[0]) && lines[1] ? lines[1] : lines[0]
 }
 
 export async function findProvider(entry: string, settings: Settings, cwd = process.cwd()): Promise<FoundProvider> {
@@ -58,7 +68,7 @@ export async function findProvider(entry: string, settings: Settings, cwd = proc
     try {
       namespace = await importModule(file)
     } catch (err) {
-      throw fail(`module "${entry}" failed to load: ${firstLine(err)}`)
+      throw fail(`module "${entry}" failed to load: ${loadProblem(err)}`)
     }
   } else {
     try {

@@ -11,6 +11,7 @@ const run = promisify(execFile)
  * machine that ran `pyenv init` and about sixty other programs, a second of CPU per block.
  */
 export async function runShellBlock(script: string, env: Record<string, string>, cwd?: string): Promise<{ stdout: string }> {
-  const { stdout } = await run('bash', ['--norc', '-c', script], { cwd, env: { ...process.env, ...env } })
+  // (BASH_ENV names a file every non-interactive bash reads, --norc or not.)
+  const { stdout } = await run('bash', ['--norc', '-c', script], { cwd, env: { ...process.env, BASH_ENV: '', ...env } })
   return { stdout }
 }

@@ -3,6 +3,8 @@
 // name already taken: each stops start-up with one message naming the setting and the entry.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SettingsError } from '../../src/kernel/settings.js'
 import { BASE_PATH } from '../../src/kernel/machine-route.js'
@@ -23,6 +25,17 @@ const refused = async (providers: string, extra: Record<string, string> = {}): P
 test('a module path that does not exist stops start-up, naming the setting and the module', async () => {
   assert.equal(await refused('./does-not-exist.js'),
     `Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module "./does-not-exist.js" cannot be found (looked for ${join(process.cwd(), 'does-not-exist.js')})`)
+})
+
+test('a TypeScript module that does not compile or imports what is missing names the place and the problem', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-provider-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  writeFileSync(join(dir, 'broken.ts'), 'export default {\n  plugin: "broken",,\n}\n')
+  writeFileSync(join(dir, 'importing.ts'), "import { gone } from './gone.js'\nexport default gone\n")
+  assert.equal(await refused(join(dir, 'broken.ts')),
+    `Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module "${join(dir, 'broken.ts')}" failed to load: ${join(dir, 'broken.ts')}:2:19: ERROR: Expected identifier but found ","`)
+  assert.equal(await refused(join(dir, 'importing.ts')),
+    `Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module "${join(dir, 'importing.ts')}" failed to load: Cannot find module './gone.js'`)
 })
 
 test('package names: not installed, or installed but not a provider', async () => {
