@@ -4,6 +4,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { Redis } from 'ioredis'
 import { buildTestApp, testDatabase } from '../helpers/test-app.js'
+import { clearOfRateWindowEnd } from '../helpers/rate-window.js'
 
 const REDIS_URL = process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -26,6 +27,7 @@ test('per-credential limit: headers count down, then 429 with Retry-After; other
   try {
     const a = await app.issueToken(['auth:read'])
     const b = await app.issueToken(['auth:read'])
+    await clearOfRateWindowEnd()
     const remaining: string[] = []
     for (let i = 0; i < 5; i++) {
       const res = await app.get('/gatehouse/v1/auth/whoami', a)
@@ -49,6 +51,7 @@ test('per-credential limit: headers count down, then 429 with Retry-After; other
 test('failed authentication is limited per client address', async () => {
   const app = await buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_RATE_LIMIT_PER_MINUTE: '3' } })
   try {
+    await clearOfRateWindowEnd()
     const codes: number[] = []
     const remaining: unknown[] = []
     for (let i = 0; i < 5; i++) {
@@ -75,6 +78,7 @@ test('with PLUGIN_GATEHOUSE_REDIS_URL two API processes share one budget', async
   const two = await buildTestApp({ dialect: 'sqlite', database, env })
   try {
     const token = await one.issueToken(['auth:read'])
+    await clearOfRateWindowEnd()
     const codes: number[] = []
     for (let i = 0; i < 6; i++) codes.push((await (i % 2 ? two : one).get('/gatehouse/v1/auth/whoami', token)).statusCode)
     assert.deepEqual(codes, [200, 200, 200, 200, 429, 429])

@@ -9,6 +9,7 @@ import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
 import { connect, listening, MCP, structured, toolErrorOf } from './helpers/mcp-client.js'
+import { clearOfRateWindowEnd } from '../helpers/rate-window.js'
 
 const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
 
@@ -67,6 +68,7 @@ test('rate limit: every MCP request spends the credential\'s budget, with the X-
   const base = await listening(app)
   const token = await app.issueToken(['products:read'])
   const auth = { authorization: `Bearer ${token}` }
+  await clearOfRateWindowEnd(20_000)
   const init = await post(base, INITIALIZE, auth)
   assert.equal(init.status, 200)
   assert.equal(init.headers.get('x-ratelimit-limit'), '5')
