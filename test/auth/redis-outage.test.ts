@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process'
 import { Redis } from 'ioredis'
 import { buildTestApp, testDatabase, type TestApp } from '../helpers/test-app.js'
 import { freePort } from '../helpers/free-port.js'
+import { clearOfRateWindowEnd } from '../helpers/rate-window.js'
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no'], { stdio: 'ignore' })
@@ -74,6 +75,7 @@ test('Redis down: per-process limits at once, readiness degraded and an incident
   assert.equal(checkOf(await app.get('/gatehouse/v1/readiness', token), 'rateLimitStore')?.status, 'ok')
 
   // Down: every request is answered at once, still limited, counted in this process.
+  await clearOfRateWindowEnd(15_000)
   await stopRedis(redis)
   const down: { status: number; ms: number; remaining: unknown }[] = []
   for (let i = 0; i < 9; i++) {
