@@ -115,12 +115,12 @@ if (esbuild) {
 /** The module node:test runs for a test file: its bundled form, or the file itself (tsx). */
 const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) : f)
 
-// Several files share one process (a group): starting a process and loading the app through
-// tsx costs about 4.5 s of CPU, more than most files' tests. A group imports its files one
-// after the other, so their tests run one after the other as in a process of their own; the
-// groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default: three took as
-// long on this two-core machine, 528 s against 513 s, for 14 % more CPU; see docs/decisions.md,
-// "Third round"). About ten files a group: fewer start-ups, still enough groups for them to end
+// Several files share one process (a group): starting a process and loading the app costs
+// about 0.7 s of CPU bundled (4.5 s through tsx), more than many files' tests. A group imports
+// its files one after the other, so their tests run one after the other as in a process of
+// their own; the groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default:
+// three took longer on this two-core machine, 430 s against 396–401 s bundled, for a fifth more
+// CPU; see docs/decisions.md, "Third round" and "Sixth round"). About ten files a group: fewer start-ups, still enough groups for them to end
 // close together. A file that must have a process to itself says so with the line
 // `// npm test: own process`. Files whose assertions bound how long something takes (a
 // timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
