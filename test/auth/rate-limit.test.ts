@@ -5,6 +5,7 @@ import assert from 'node:assert/strict'
 import { Redis } from 'ioredis'
 import { buildTestApp, testDatabase } from '../helpers/test-app.js'
 import { clearOfRateWindowEnd } from '../helpers/rate-window.js'
+import { until } from '../helpers/until.js'
 
 const REDIS_URL = process.env.GATEHOUSE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379'
 
@@ -78,6 +79,12 @@ test('with PLUGIN_GATEHOUSE_REDIS_URL two API processes share one budget', async
   const two = await buildTestApp({ dialect: 'sqlite', database, env })
   try {
     const token = await one.issueToken(['auth:read'])
+    // Each process connects to Redis on its first counted request and counts in memory until
+    // it is connected (on a loaded CI machine, this test's first requests were counted so):
+    // one request each with another credential, then both connected, before the budget is spent.
+    const warm = await one.issueToken(['auth:read'])
+    for (const app of [one, two]) assert.equal((await app.get('/gatehouse/v1/auth/whoami', warm)).statusCode, 200)
+    await until(() => [one, two].every((app) => !app.services.rateLimiter.health().degraded), 'both processes to count in Redis')
     await clearOfRateWindowEnd()
     const codes: number[] = []
     for (let i = 0; i < 6; i++) codes.push((await (i % 2 ? two : one).get('/gatehouse/v1/auth/whoami', token)).statusCode)
