@@ -45,7 +45,7 @@ import { REQUEST_ID } from '../kernel/request-id.js'
 import { oauthRoutes } from '../api/oauth/oauth-routes.js'
 import { protectedResources } from '../api/oauth/protected-resources.js'
 import { oauthAdminRoutes } from '../api/oauth/oauth-admin-routes.js'
-import { closeUnusedConnections } from '../api/unused-connections.js'
+import { closeConnectionsOnShutdown } from '../api/shutdown-connections.js'
 
 export interface BuildOptions {
   readonly settings: Settings
@@ -148,7 +148,7 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   opts.instrument?.(app)
   let closing = false
   app.addHook('preClose', async () => { closing = true })
-  closeUnusedConnections(app)
+  closeConnectionsOnShutdown(app, { graceMs: settings.httpRequestTimeoutMs })
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id)
     if (!closing) return done()

@@ -1,14 +1,16 @@
-// Shutting down does not wait for what has nothing left to do: a connection a client opened
-// and never sent a request on is closed at once (before, the server waited for its headers
-// timeout), and an MCP listen stream is ended with the protocol's graceful completion result.
-// The headers timeout is set to a minute so that waiting for it cannot pass for promptness.
+// Shutting down does not wait for what has nothing left to do, nor for ever: a connection a
+// client opened and never sent a request on is closed at once (before, the server waited for
+// the idle timeout: from server.close() on, Node no longer enforces the header and request
+// timeouts), a client still trickling its request is cut off after the request timeout, and an
+// MCP listen stream is ended with the protocol's graceful completion result. The idle timeout
+// is set to a minute so that waiting for it cannot pass for promptness.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { buildTestApp, type TestApp } from '../helpers/test-app.js'
 
-const MINUTE = { PLUGIN_GATEHOUSE_HTTP_HEADERS_TIMEOUT_MS: '60000', PLUGIN_GATEHOUSE_HTTP_REQUEST_TIMEOUT_MS: '60000' }
+const MINUTE = { PLUGIN_GATEHOUSE_HTTP_IDLE_TIMEOUT_MS: '60000', PLUGIN_GATEHOUSE_HTTP_HEADERS_TIMEOUT_MS: '60000', PLUGIN_GATEHOUSE_HTTP_REQUEST_TIMEOUT_MS: '60000' }
 
 async function listening(app: TestApp): Promise<number> {
   await app.app.listen({ port: 0, host: '127.0.0.1' })
@@ -46,6 +48,27 @@ test('closing does not wait for a connection that never sent a request', async (
 
   await closesWithin(app, 5000)
   assert.equal(unusedClosed || (await new Promise((r) => unused.once('close', () => r(true)))), true)
+})
+
+test('a client still trickling its request holds the shutdown no longer than the request timeout', async () => {
+  const app = await buildTestApp({ dialect: 'sqlite', env: { ...MINUTE, PLUGIN_GATEHOUSE_HTTP_REQUEST_TIMEOUT_MS: '1000' } })
+  const port = await listening(app)
+  const slow: Socket = connect(port, '127.0.0.1')
+  await new Promise((resolve) => slow.once('connect', resolve))
+  slow.on('error', () => {})
+  const closed = new Promise((resolve) => slow.once('close', () => resolve(true)))
+  slow.write('GET /livez HTTP/1.1\r\nHost: 127.0.0.1\r\n')
+  const trickle = setInterval(() => { if (!slow.destroyed) slow.write('X-Slow: 1\r\n') }, 100)
+  try {
+    // The server has read part of the request (well within its 1 s request timeout).
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    const took = await closesWithin(app, 5000)
+    assert.ok(took >= 900, `closed after ${took} ms, before the request timeout`)
+    assert.equal(await closed, true)
+  } finally {
+    clearInterval(trickle)
+    slow.destroy()
+  }
 })
 
 test('an MCP listen stream open at shutdown ends with the graceful completion result, and closing does not wait for it', async () => {
