@@ -181,7 +181,8 @@ test('the operator console in a real browser: every screen, at 390 px and on the
     await page.click('button:has-text("Replay")')
     assert.match(await text(page, '.flash.ok'), new RegExp(`Delivery ${first} queued to be sent again\\.`))
     await receiver.waitFor((r) => r.length > before)
-    await until(async () => { await page.reload(); return (await text(page, '.kv dd')).startsWith('delivered') }, 'the replayed delivery to be delivered')
+    // Its attempt is written a moment after the delivery's status (the attempt log is batched).
+    await until(async () => { await page.reload(); return (await text(page, '.kv dd')).startsWith('delivered') && /2 attempts recorded/.test(await text(page, '#attempts')) }, 'the replayed delivery delivered and its attempt logged')
     assert.match(await text(page, '#attempts'), /2 attempts recorded.*Attempt 1 delivered HTTP 200/)
 
     await go('/deliveries?status=failed')
