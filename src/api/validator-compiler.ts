@@ -7,31 +7,58 @@
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { FastifySchemaCompiler } from 'fastify'
 
-//
-// Compiled validators are kept for the process, by schema: compiling every route's schemas
-// costs about 1.2 s of CPU per app, and a process that builds more than one app (the test
-// suite builds one or more per test file, a CLI command next to a server) compiles each
-// schema once. A validator depends on its schema and options only (no shared schemas are
-// registered), so one compiled for an app validates the same schema in another.
 const common = { allErrors: true, removeAdditional: false, useDefaults: true } as const
 
 type Validate = ReturnType<FastifySchemaCompiler<unknown>>
-const compiled = new Map<string, Validate>()
+type Route = Parameters<FastifySchemaCompiler<unknown>>[0]
 
-/** Fastify's validator compiler: strict for `body`, coercing for the text parts. */
+/** What Fastify reads from a validator besides its answer. */
+interface AjvValidate {
+  (data: unknown, context?: unknown): unknown
+  errors?: unknown
+  schemaEnv?: unknown
+}
+
+// Compiled validators are kept for the process, by schema: a process that builds more than
+// one app (the test suite builds one or more per test file, a CLI command next to a server)
+// compiles each schema once. A validator depends on its schema and options only (no shared
+// schemas are registered), so one compiled for an app validates the same schema in another.
+const compiled = new Map<string, AjvValidate>()
+
+/**
+ * Fastify's validator compiler: strict for `body`, coercing for the text parts.
+ *
+ * A route's validator is compiled when the route first validates a request, not when the app
+ * is built: compiling every route's schemas was a fifth of a server's start-up (about 0.2 s
+ * of CPU of 0.9 s), and most processes (a CLI command, a worker, a test) ask a few routes of
+ * the hundreds they register. The schemas are fixed declarations, checked by the suite's
+ * contract tests, so compiling late moves no error from start-up to a request.
+ */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const pool = AjvCompiler()
   // The pool's typings describe Ajv's compile; at run time it takes Fastify's route definition.
-  const text = pool({}, { customOptions: { ...common, coerceTypes: true } }) as unknown as FastifySchemaCompiler<unknown>
-  const json = pool({}, { customOptions: { ...common, coerceTypes: false } }) as unknown as FastifySchemaCompiler<unknown>
+  const text = pool({}, { customOptions: { ...common, coerceTypes: true } }) as unknown as (route: Route) => AjvValidate
+  const json = pool({}, { customOptions: { ...common, coerceTypes: false } }) as unknown as (route: Route) => AjvValidate
   return (route) => {
-    const body = route.httpPart === 'body'
-    const key = `${body ? 'json' : 'text'} ${JSON.stringify(route.schema)}`
-    let validate = compiled.get(key)
-    if (!validate) {
-      validate = body ? json(route) : text(route)
-      compiled.set(key, validate)
+    let validate: AjvValidate | undefined
+    const real = () => {
+      if (validate) return validate
+      const body = route.httpPart === 'body'
+      const key = `${body ? 'json' : 'text'} ${JSON.stringify(route.schema)}`
+      validate = compiled.get(key)
+      if (!validate) compiled.set(key, (validate = body ? json(route) : text(route)))
+      return validate
     }
-    return validate
+    const lazy: AjvValidate = (data, context) => {
+      const v = real()
+      const answer = v(data, context)
+      // Fastify reads the errors from the function it was given, after each call.
+      lazy.errors = v.errors
+      return answer
+    }
+    // Fastify passes the parent object only to a validator with `schemaEnv` (Ajv's), so that
+    // coercion can replace a root value (a query string's); every validator here is Ajv's.
+    lazy.schemaEnv = true
+    return lazy as Validate
   }
 }

@@ -100,9 +100,12 @@ export class ResponseContract {
 
 const contracts = new Map<string, ResponseContract>()
 
-/** One checker per distinct document (documents differ by flags), shared by every app. */
-export function responseContractFor(doc: JsonSchema): ResponseContract {
-  const text = JSON.stringify(doc)
+/**
+ * One checker per distinct document (documents differ by flags), shared by every app; keyed by
+ * the document's text, which openapiDocument() has already made (making it again for every app
+ * cost the suite about 2 s).
+ */
+export function responseContractFor({ doc, text }: { readonly doc: JsonSchema; readonly text: string }): ResponseContract {
   let c = contracts.get(text)
   if (!c) contracts.set(text, (c = new ResponseContract(doc)))
   return c

@@ -191,7 +191,7 @@ export async function buildTestApp(opts: { dialect: DialectName; env?: Record<st
       const scope = (r.config as { machineRoute?: { scope: string } } | undefined)?.machineRoute?.scope
       for (const method of [r.method].flat()) registeredRoutes.push({ method, url: r.url, scope })
     })
-    watchResponses(app, () => (contract ??= responseContractFor(openapiDocument(built.routes, settings).doc)), (p) => contractViolations.push(p))
+    watchResponses(app, () => (contract ??= responseContractFor(openapiDocument(built.routes, settings))), (p) => contractViolations.push(p))
   }
   let built: GatehouseApp
   try {
