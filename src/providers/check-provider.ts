@@ -50,6 +50,13 @@ export function providerProblems(value: unknown): string[] {
       else {
         const taken = Object.keys((r.params as Record<string, object>).properties).filter((k) => (RESERVED_PARAMS as readonly string[]).includes(k))
         if (taken.length > 0) problems.push(`${at}.params must not define ${taken.join(', ')} (Gatehouse provides them)`)
+        // Route validators compile on a route's first request (api/validator-compiler.ts): a
+        // schema Ajv refuses is caught here, at start-up, not as a 500 on that request.
+        try {
+          schemaCompiler.compile(r.params as object)
+        } catch (err) {
+          problems.push(`${at}.params is not a valid JSON Schema: ${(err as Error).message}`)
+        }
       }
     }
     if (r.appliesItself !== undefined && !isObject(r.appliesItself)) problems.push(`${at}.appliesItself must be an object`)

@@ -52,6 +52,15 @@ test('an invalid export is refused with every problem named', async () => {
     + 'resources[1].name "items" is used twice; resources[1].params must not define limit (Gatehouse provides them)')
 })
 
+test('a params schema Ajv refuses stops start-up (route validators compile only on their first request)', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'gatehouse-provider-'))
+  t.after(() => rmSync(dir, { recursive: true, force: true }))
+  const file = join(dir, 'bad-params.mjs')
+  writeFileSync(file, `export default { plugin: 'bad-params', resources: [{ name: 'items', summary: 'Items', list: async () => ({ items: [] }), get: async () => null,
+    item: { type: 'object', properties: { id: { type: 'string' } } }, params: { type: 'object', properties: { size: { type: 'huge' } } } }] }\n`)
+  assert.match(await refused(file), /^Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: module ".*bad-params\.mjs" does not export a valid provider: resources\[0\]\.params is not a valid JSON Schema: .*type/)
+})
+
 test('a provider that fails to start, or claims a taken plugin name, stops start-up', async (t) => {
   assert.equal(await refused('./test/providers/fixtures/failing-start.ts'),
     'Invalid setting PLUGIN_GATEHOUSE_PROVIDERS: provider "failing" (module "./test/providers/fixtures/failing-start.ts") failed to start: FAILING_URL is not set')
