@@ -31,29 +31,31 @@ const compiled = new Map<string, AjvValidate>()
  * A route's validator is compiled when the route first validates a request, not when the app
  * is built: compiling every route's schemas was a fifth of a server's start-up (about 0.2 s
  * of CPU of 0.9 s), and most processes (a CLI command, a worker, a test) ask a few routes of
- * the hundreds they register. The schemas are fixed declarations, checked by the suite's
- * contract tests, so compiling late moves no error from start-up to a request.
+ * the hundreds they register. Compiling late moves no error from start-up to a request: the
+ * schemas are fixed declarations, checked by the suite's contract tests, and a provider's
+ * `item` and `params` schemas are compiled when the provider is checked at start-up
+ * (providers/check-provider.ts).
  */
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const pool = AjvCompiler()
   // The pool's typings describe Ajv's compile; at run time it takes Fastify's route definition.
   const text = pool({}, { customOptions: { ...common, coerceTypes: true } }) as unknown as (route: Route) => AjvValidate
   const json = pool({}, { customOptions: { ...common, coerceTypes: false } }) as unknown as (route: Route) => AjvValidate
+  /** The process's validator for this route's schema, compiled on the first ask. */
+  const compiledFor = (route: Route): AjvValidate => {
+    const body = route.httpPart === 'body'
+    const key = `${body ? 'json' : 'text'} ${JSON.stringify(route.schema)}`
+    let validate = compiled.get(key)
+    if (!validate) compiled.set(key, (validate = body ? json(route) : text(route)))
+    return validate
+  }
   return (route) => {
     let validate: AjvValidate | undefined
-    const real = () => {
-      if (validate) return validate
-      const body = route.httpPart === 'body'
-      const key = `${body ? 'json' : 'text'} ${JSON.stringify(route.schema)}`
-      validate = compiled.get(key)
-      if (!validate) compiled.set(key, (validate = body ? json(route) : text(route)))
-      return validate
-    }
     const lazy: AjvValidate = (data, context) => {
-      const v = real()
-      const answer = v(data, context)
+      validate ??= compiledFor(route)
+      const answer = validate(data, context)
       // Fastify reads the errors from the function it was given, after each call.
-      lazy.errors = v.errors
+      lazy.errors = validate.errors
       return answer
     }
     // Fastify passes the parent object only to a validator with `schemaEnv` (Ajv's), so that
