@@ -11,7 +11,7 @@ import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync }
 import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import pg from 'pg'
 import { loadEsbuild } from './bundle.mjs'
 import { bundleTests } from './test-bundle.mjs'
@@ -125,9 +125,13 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 // `// npm test: own process`. Files whose assertions bound how long something takes (a
 // timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
 // so no two of them run at the same time and they meet the other groups while those start.
+// Files that spend their time waiting (for a timeout, a window, a proxy's black hole) with
+// little CPU say `// npm test: waits`: their group runs in a second runner beside the first,
+// one file at a time, so their waits overlap the other groups' work instead of leaving a core
+// idle (see docs/decisions.md, "Ninth round").
 // GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
-const entries = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
+const { entries, waiting } = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
@@ -145,11 +149,22 @@ const loader = [...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']),
 // then removes what the run made (the bundle is about 23 MB) instead of dying at once. A run
 // killed otherwise leaves its bundle to the next run (removeAbandonedBundles).
 process.on('SIGINT', () => {})
-const res = spawnSync(process.execPath, [...loader, '--test', `--test-concurrency=${concurrency}`, ...reporters, ...nodeOptions, ...entries], { stdio: 'inherit', env })
+const runner = (paths, lane, laneEnv) => new Promise((done) => {
+  const args = [...loader, '--test', `--test-concurrency=${lane}`, ...reporters, ...nodeOptions, ...paths]
+  spawn(process.execPath, args, { stdio: 'inherit', env: laneEnv }).on('exit', (status, signal) => done({ status, signal }))
+})
+// The waiting lane's per-file times go to a file of their own, added to the main one after.
+const waitingTimes = env.GATEHOUSE_TEST_TIMES ? `${env.GATEHOUSE_TEST_TIMES}.waiting` : undefined
+const runs = await Promise.all([
+  runner(entries, concurrency, env),
+  ...(waiting.length > 0 ? [runner(waiting, 1, waitingTimes ? { ...env, GATEHOUSE_TEST_TIMES: waitingTimes } : env)] : []),
+])
+if (waitingTimes) mergeTimes(env.GATEHOUSE_TEST_TIMES, waitingTimes)
+const res = runs.find((r) => r.status !== 0) ?? runs[0]
 // The test processes' CPU (and their children's: the CLI, pg_dump) is the figure a shared
 // machine leaves comparable; PostgreSQL's own is not in it.
 const cpu = childCpu() - started.cpu
-console.error(`npm test: ${files.length} files in ${entries.length} processes, ${((Date.now() - started.at) / 1000).toFixed(1)} s wall, ${cpu.toFixed(1)} s CPU (test processes and their children), load average ${started.load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`)
+console.error(`npm test: ${files.length} files in ${entries.length + waiting.length} processes, ${((Date.now() - started.at) / 1000).toFixed(1)} s wall, ${cpu.toFixed(1)} s CPU (test processes and their children), load average ${started.load.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end`)
 rmSync(templates, { recursive: true, force: true })
 rmSync(groupDir, { recursive: true, force: true })
 if (bundleDir) rmSync(bundleDir, { recursive: true, force: true })
@@ -186,18 +201,40 @@ function childCpu() {
   }
 }
 
+/** Adds the waiting lane's per-file times (`from`) to the main runner's (`into`), summing rows of the same name. */
+function mergeTimes(into, from) {
+  const rows = new Map()
+  let header = 'file\twall_s\tcpu_s\town_s\tchildren_s\ttests'
+  for (const file of [into, from]) {
+    let text = ''
+    try { text = readFileSync(file, 'utf8') } catch { continue }
+    const [head, ...lines] = text.trim().split('\n')
+    header = head
+    for (const line of lines) {
+      const [name, ...nums] = line.split('\t')
+      const sum = rows.get(name)
+      rows.set(name, sum ? sum.map((v, i) => v + Number(nums[i])) : nums.map(Number))
+    }
+  }
+  rmSync(from, { force: true })
+  const sorted = [...rows].sort((a, b) => b[1][1] - a[1][1])
+  writeFileSync(into, [header, ...sorted.map(([name, v]) => [name, ...v.map((x, i) => (i === 4 ? String(x) : x.toFixed(2)))].join('\t'))].join('\n') + '\n')
+}
+
 /**
- * The paths to hand node:test: files that want their own process as they are, the timing
- * files in one group, first, the others in groups of about `size`, each group an entry file
- * importing its members. Groups are filled
+ * The paths to hand node:test, `entries` for the main runner and `waiting` for the waiting
+ * lane: files that want their own process as they are, the timing files in one group, first,
+ * the waiting files in a group of their own, the others in groups of about `size`, each group
+ * an entry file importing its members. Groups are filled
  * largest file first into the lightest group (a file's size stands in for its running time),
  * so that no group is left running alone at the end.
  */
 function groupFiles(all, size) {
   const marked = (f, line) => readFileSync(f, 'utf8').includes(`// npm test: ${line}`)
   const alone = all.filter((f) => size <= 1 || marked(f, 'own process'))
-  const timing = all.filter((f) => !alone.includes(f) && marked(f, 'timing'))
-  const shared = all.filter((f) => !alone.includes(f) && !timing.includes(f))
+  const waits = all.filter((f) => !alone.includes(f) && marked(f, 'waits'))
+  const timing = all.filter((f) => !alone.includes(f) && !waits.includes(f) && marked(f, 'timing'))
+  const shared = all.filter((f) => !alone.includes(f) && !waits.includes(f) && !timing.includes(f))
   const count = Math.ceil(shared.length / Math.max(1, size))
   const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : Array.from({ length: count }, () => ({ weight: 0, files: [] }))
   if (shared.length > 1) {
@@ -213,7 +250,8 @@ function groupFiles(all, size) {
   // Timed (GATEHOUSE_TEST_TIMES), a file of its own runs through an entry too, for the timer.
   const timed = Boolean(process.env.GATEHOUSE_TEST_TIMES)
   const entryGroups = timed ? [...groups.slice(0, lead), ...alone.map((f) => ({ files: [f] })), ...groups.slice(lead)] : groups
-  if (!timed && groups.length <= 1 && groups.every((g) => g.files.length <= 1)) return all.map(runnable)
+  if (waits.length > 0) entryGroups.push({ files: waits })
+  if (!timed && entryGroups.length <= 1 && entryGroups.every((g) => g.files.length <= 1)) return { entries: all.map(runnable), waiting: [] }
   mkdirSync(groupDir, { recursive: true })
   const timer = pathToFileURL(resolve('scripts/test-timing.mjs')).href
   const written = entryGroups.map((g, i) => {
@@ -227,5 +265,6 @@ function groupFiles(all, size) {
     writeFileSync(entry, `// ${g.files.join(', ')}\n${head}import { test } from 'node:test'\n${lines.join('\n')}\n`)
     return entry
   })
-  return timed ? written : [...written.slice(0, lead), ...alone.map(runnable), ...written.slice(lead)]
+  const waiting = waits.length > 0 ? [written.pop()] : []
+  return { entries: timed ? written : [...written.slice(0, lead), ...alone.map(runnable), ...written.slice(lead)], waiting }
 }

@@ -2,6 +2,7 @@
 // own cache, and a write in any of them reaches the others through NOTIFY at commit; while an
 // instance cannot listen, its cache is off.
 // npm test: timing (another process notified within a second of a write)
+// npm test: waits (mostly waiting, little CPU: runs in the waiting lane beside the other groups)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import pg from 'pg'

@@ -3,6 +3,7 @@
 // connection at the keep-alive timeout, while ordinary requests keep being served. Raw
 // sockets against a real port, with the limits shortened through their settings.
 // npm test: timing (connections closed within the HTTP timeouts, normal requests within 500 ms)
+// npm test: waits (mostly waiting, little CPU: runs in the waiting lane beside the other groups)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { connect, type Socket } from 'node:net'

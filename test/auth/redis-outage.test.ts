@@ -4,6 +4,7 @@
 // again, without a restart. Keys carry PLUGIN_GATEHOUSE_REDIS_PREFIX. The test runs a Redis
 // of its own on a free port.
 // npm test: timing (answers at once while Redis is away, recovery within seconds)
+// npm test: waits (mostly waiting, little CPU: runs in the waiting lane beside the other groups)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawn, type ChildProcess } from 'node:child_process'

@@ -4,6 +4,7 @@
 // with the same code and wait, not an HTTP 503 the client would report as a broken
 // transport. Service recovers by itself. Both SDK clients, SQLite and PostgreSQL.
 // npm test: timing (retryable errors within the database timeouts)
+// npm test: waits (mostly waiting, little CPU: runs in the waiting lane beside the other groups)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import SQLite from 'better-sqlite3'

@@ -5,6 +5,7 @@
 // loopback proxy that refuses, black-holes or cuts connections; SQLite is locked by another
 // connection.
 // npm test: timing (answers must come within connect, query and busy timeouts)
+// npm test: waits (mostly waiting, little CPU: runs in the waiting lane beside the other groups)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import SQLite from 'better-sqlite3'

@@ -2,6 +2,7 @@
 // notifies every process (NOTIFY), and a `gatehouse worker` in another process wakes at once,
 // also when its idle poll is a minute long. A DLQ replay from another process wakes it too.
 // npm test: timing (a delivery within a second of its commit)
+// npm test: waits (mostly waiting, little CPU: runs in the waiting lane beside the other groups)
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDatabase, testDialects } from '../helpers/test-app.js'
