@@ -149,14 +149,17 @@ const loader = [...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']),
 // then removes what the run made (the bundle is about 23 MB) instead of dying at once. A run
 // killed otherwise leaves its bundle to the next run (removeAbandonedBundles).
 process.on('SIGINT', () => {})
-const runner = (paths, lane, laneEnv) => new Promise((done) => {
-  const args = [...loader, '--test', `--test-concurrency=${lane}`, ...reporters, ...nodeOptions, ...paths]
+// The main runner and its test processes run at a lower priority (niceness 10, inherited)
+// than the waiting lane: see scripts/lower-priority.mjs.
+const lowerPriority = ['--import', pathToFileURL(resolve('scripts/lower-priority.mjs')).href]
+const runner = (paths, lane, laneEnv, priority = []) => new Promise((done) => {
+  const args = [...priority, ...loader, '--test', `--test-concurrency=${lane}`, ...reporters, ...nodeOptions, ...paths]
   spawn(process.execPath, args, { stdio: 'inherit', env: laneEnv }).on('exit', (status, signal) => done({ status, signal }))
 })
 // The waiting lane's per-file times go to a file of their own, added to the main one after.
 const waitingTimes = env.GATEHOUSE_TEST_TIMES ? `${env.GATEHOUSE_TEST_TIMES}.waiting` : undefined
 const runs = await Promise.all([
-  runner(entries, concurrency, env),
+  runner(entries, concurrency, env, waiting.length > 0 ? lowerPriority : []),
   ...(waiting.length > 0 ? [runner(waiting, 1, waitingTimes ? { ...env, GATEHOUSE_TEST_TIMES: waitingTimes } : env)] : []),
 ])
 if (waitingTimes) mergeTimes(env.GATEHOUSE_TEST_TIMES, waitingTimes)
