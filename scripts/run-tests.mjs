@@ -158,8 +158,10 @@ const runner = (paths, lane, laneEnv, priority = []) => new Promise((done) => {
 })
 // The waiting lane's per-file times go to a file of their own, added to the main one after.
 const waitingTimes = env.GATEHOUSE_TEST_TIMES ? `${env.GATEHOUSE_TEST_TIMES}.waiting` : undefined
+// A runner is started only with files to run: given none, node:test would look for test files
+// of its own.
 const runs = await Promise.all([
-  runner(entries, concurrency, env, waiting.length > 0 ? lowerPriority : []),
+  ...(entries.length > 0 ? [runner(entries, concurrency, env, waiting.length > 0 ? lowerPriority : [])] : []),
   ...(waiting.length > 0 ? [runner(waiting, 1, waitingTimes ? { ...env, GATEHOUSE_TEST_TIMES: waitingTimes } : env)] : []),
 ])
 if (waitingTimes) mergeTimes(env.GATEHOUSE_TEST_TIMES, waitingTimes)
