@@ -15,6 +15,7 @@ import { spawn, spawnSync } from 'node:child_process'
 import pg from 'pg'
 import { loadEsbuild } from './bundle.mjs'
 import { bundleTests } from './test-bundle.mjs'
+import { mergeTimes } from './test-times-file.mjs'
 
 const collect = (dir) => readdirSync(dir).flatMap((name) => {
   const p = join(dir, name)
@@ -149,8 +150,8 @@ const loader = [...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']),
 // then removes what the run made (the bundle is about 23 MB) instead of dying at once. A run
 // killed otherwise leaves its bundle to the next run (removeAbandonedBundles).
 process.on('SIGINT', () => {})
-// The main runner and its test processes run at a lower priority (niceness 10, inherited)
-// than the waiting lane: see scripts/lower-priority.mjs.
+// The main runner's test processes run at a lower priority (niceness 10, their children
+// inherit it) than the waiting lane: see scripts/lower-priority.mjs.
 const lowerPriority = ['--import', pathToFileURL(resolve('scripts/lower-priority.mjs')).href]
 const runner = (paths, lane, laneEnv, priority = []) => new Promise((done) => {
   const args = [...priority, ...loader, '--test', `--test-concurrency=${lane}`, ...reporters, ...nodeOptions, ...paths]
@@ -204,26 +205,6 @@ function childCpu() {
   } catch {
     return 0
   }
-}
-
-/** Adds the waiting lane's per-file times (`from`) to the main runner's (`into`), summing rows of the same name. */
-function mergeTimes(into, from) {
-  const rows = new Map()
-  let header = 'file\twall_s\tcpu_s\town_s\tchildren_s\ttests'
-  for (const file of [into, from]) {
-    let text = ''
-    try { text = readFileSync(file, 'utf8') } catch { continue }
-    const [head, ...lines] = text.trim().split('\n')
-    header = head
-    for (const line of lines) {
-      const [name, ...nums] = line.split('\t')
-      const sum = rows.get(name)
-      rows.set(name, sum ? sum.map((v, i) => v + Number(nums[i])) : nums.map(Number))
-    }
-  }
-  rmSync(from, { force: true })
-  const sorted = [...rows].sort((a, b) => b[1][1] - a[1][1])
-  writeFileSync(into, [header, ...sorted.map(([name, v]) => [name, ...v.map((x, i) => (i === 4 ? String(x) : x.toFixed(2)))].join('\t'))].join('\n') + '\n')
 }
 
 /**

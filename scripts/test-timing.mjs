@@ -10,8 +10,9 @@
 // which adds each test's share to its file. What comes before a process's first test (node,
 // tsx, loading the app) is counted as `(start-up)`. CPU is the figure a machine shared with
 // other work leaves comparable; PostgreSQL's own CPU is not in it (another process).
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { afterEach, beforeEach } from 'node:test'
+import { writeTimes } from './test-times-file.mjs'
 
 const TAG = 'gatehouse-times'
 
@@ -37,9 +38,7 @@ function sourcePath(file) {
 }
 
 function write(totals) {
-  const rows = [...totals].sort((a, b) => b[1].own + b[1].children - (a[1].own + a[1].children))
-  const line = ([file, t]) => [sourcePath(file), t.wall.toFixed(2), (t.own + t.children).toFixed(2), t.own.toFixed(2), t.children.toFixed(2), t.tests].join('\t')
-  writeFileSync(process.env.GATEHOUSE_TEST_TIMES, ['file\twall_s\tcpu_s\town_s\tchildren_s\ttests', ...rows.map(line)].join('\n') + '\n')
+  writeTimes(process.env.GATEHOUSE_TEST_TIMES, new Map([...totals].map(([file, t]) => [sourcePath(file), t])))
 }
 
 /**

@@ -8,22 +8,13 @@
 //   node scripts/time-tests.mjs --table out.tsv [--top=20]     print a written file's table
 //   node scripts/time-tests.mjs --compare before.tsv after.tsv [--top=20]
 //                                                              the slowest files before, with after
-import { readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { spawnSync } from 'node:child_process'
+import { readTimes } from './test-times-file.mjs'
 
 const args = process.argv.slice(2)
 const top = Number(args.find((a) => a.startsWith('--top='))?.slice('--top='.length) ?? 20)
 const plain = args.filter((a) => !a.startsWith('--top='))
-
-/** file → { wall, cpu, own, children, tests } from a GATEHOUSE_TEST_TIMES file. */
-function read(file) {
-  const [, ...rows] = readFileSync(file, 'utf8').trim().split('\n')
-  return new Map(rows.map((r) => {
-    const [name, wall, cpu, own, children, tests] = r.split('\t')
-    return [name, { wall: Number(wall), cpu: Number(cpu), own: Number(own), children: Number(children), tests: Number(tests) }]
-  }))
-}
 
 const sum = (times, key) => [...times.values()].reduce((n, t) => n + t[key], 0)
 
@@ -42,12 +33,12 @@ function compare(before, after) {
   console.log(`| all files and start-up | ${sum(before, 'cpu').toFixed(1)} | ${sum(before, 'wall').toFixed(1)} | ${sum(after, 'cpu').toFixed(1)} | ${sum(after, 'wall').toFixed(1)} |`)
 }
 
-if (plain[0] === '--table' && plain[1]) table(read(plain[1]))
-else if (plain[0] === '--compare' && plain[1] && plain[2]) compare(read(plain[1]), read(plain[2]))
+if (plain[0] === '--table' && plain[1]) table(readTimes(plain[1]))
+else if (plain[0] === '--compare' && plain[1] && plain[2]) compare(readTimes(plain[1]), readTimes(plain[2]))
 else if (plain[0] && !plain[0].startsWith('--')) {
   const [out, ...filters] = plain
   const res = spawnSync(process.execPath, ['scripts/run-tests.mjs', ...filters], { stdio: 'inherit', env: { ...process.env, GATEHOUSE_TEST_TIMES: resolve(out) } })
-  table(read(out))
+  table(readTimes(out))
   process.exit(res.status ?? 1)
 } else {
   console.error('usage: node scripts/time-tests.mjs out.tsv [path substrings…] | --table out.tsv | --compare before.tsv after.tsv [--top=20]')
