@@ -32,9 +32,12 @@ export function openSqlite(url: string, options: DatabaseOptions): Database {
   }
   const conn = open()
   const db: Db = new Kysely({ dialect: new SqliteDialect({ database: withStatementCache(conn) }) })
-  // Hot reads go through a second connection: on the writing one they would see a write
-  // transaction's uncommitted rows between its awaits (Kysely holds that connection for the
-  // whole transaction). An in-memory database exists once per connection, so it has one.
+  // Hot reads go through the writing connection whenever it has no transaction open: its own
+  // commits leave its page cache and memory map as they are, where any other connection's
+  // commit empties them (a reading connection lost them to every bookkeeping write, and
+  // rebuilding them cost more than the statements). While a write transaction is open (Kysely
+  // holds it across awaits) a read there would see its uncommitted rows, so it goes to a
+  // second connection. An in-memory database exists once per connection, so it has one.
   let reader: SQLite.Database | undefined
   const readConnection = () => {
     if (memory) return conn
@@ -44,15 +47,17 @@ export function openSqlite(url: string, options: DatabaseOptions): Database {
     }
     return reader
   }
-  const statements = new Map<string, SQLite.Statement>()
+  const onWriter = new Map<string, SQLite.Statement>()
+  const onReader = new Map<string, SQLite.Statement>()
   let dataVersion: SQLite.Statement | undefined
   return {
     db, adapter: sqliteAdapter, url,
     async read(text, params) {
+      const [target, statements] = conn.inTransaction ? [readConnection(), onReader] : [conn, onWriter]
       let statement = statements.get(text)
       if (!statement) {
         if (statements.size >= 2000) statements.clear()
-        statement = readConnection().prepare(text).raw(true)
+        statement = target.prepare(text).raw(true)
         statements.set(text, statement)
       }
       return statement.all(...params) as unknown[][]
