@@ -54,11 +54,12 @@ export function openSqlite(url: string, options: DatabaseOptions): Database {
   return {
     db, adapter: sqliteAdapter, url,
     async read(text, params) {
-      const [target, statements] = conn.inTransaction ? [readConnection(), onReader] : [conn, onWriter]
+      const writing = conn.inTransaction
+      const statements = writing ? onReader : onWriter
       let statement = statements.get(text)
       if (!statement) {
         if (statements.size >= 2000) statements.clear()
-        statement = target.prepare(text).raw(true)
+        statement = (writing ? readConnection() : conn).prepare(text).raw(true)
         statements.set(text, statement)
       }
       return statement.all(...params) as unknown[][]
