@@ -1,5 +1,6 @@
-// Opens a SQLite database file (or memory): the writing connection Kysely uses, a reading
-// connection for the hot read path, and statement caches on both.
+// Opens a SQLite database file (or memory): the writing connection Kysely uses, which also
+// serves the hot read path, a second connection for reads during a write transaction and for
+// the data version, and statement caches on both.
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { createRequire } from 'node:module'
@@ -64,8 +65,9 @@ export function openSqlite(url: string, options: DatabaseOptions): Database {
       }
       return statement.all(...params) as unknown[][]
     },
-    // Read on the reading connection, whose number changes with every other connection's
-    // commit: this process's writes too (in memory: the content store counts those).
+    // Read on the second connection, whose number changes with every other connection's
+    // commit: this process's writes too (the writing connection's own number does not; in
+    // memory the content store counts those).
     // A prepared statement: conn.pragma() would prepare it again on every request.
     dataVersion: () => {
       const c = readConnection()
