@@ -7,7 +7,7 @@
 // not 1), one notice line says so and the PostgreSQL tests (named `postgres: …`, as every
 // test in a `testDialects()` loop is) are registered but skipped, so the summary counts them
 // as skipped instead of silently running fewer tests.
-import { mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
@@ -23,9 +23,22 @@ const collect = (dir) => readdirSync(dir).flatMap((name) => {
   return p.endsWith('.test.ts') ? [p] : []
 })
 const filters = process.argv.slice(2)
-const files = collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))).sort()
+// An argument that names a test file the walk leaves out (a fixture: test/tooling's tests run
+// this script on files made to hang) runs that file too.
+const named = filters.filter((x) => x.endsWith('.test.ts') && existsSync(x))
+const files = [...new Set([...collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))), ...named])].sort()
 if (files.length === 0) {
   console.error('no test files matched')
+  process.exit(1)
+}
+
+// A test process (a group, a file of its own, the waiting lane) still running after this many
+// seconds is ended by node:test and fails, naming what it was running (the timeout reporter
+// below), instead of holding the run until CI's own limit: a clean-clone CI run once waited
+// ninety minutes on a test of the waiting lane. The longest process takes about a minute.
+const fileTimeoutS = Number(process.env.GATEHOUSE_TEST_FILE_TIMEOUT_S ?? 600)
+if (!Number.isFinite(fileTimeoutS) || fileTimeoutS <= 0) {
+  console.error(`GATEHOUSE_TEST_FILE_TIMEOUT_S must be a positive number of seconds (got ${JSON.stringify(process.env.GATEHOUSE_TEST_FILE_TIMEOUT_S)})`)
   process.exit(1)
 }
 
@@ -137,7 +150,7 @@ const { entries, waiting } = groupFiles(files, Number(process.env.GATEHOUSE_TEST
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
-const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout']
+const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-timeout-reporter.mjs', '--test-reporter-destination=stdout']
 // (Its reporter prints nothing; the destination is a file in the run's folder, not /dev/null,
 // which Node 24's runner fails to fsync when it closes: EINVAL, and the run exits 1.)
 if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-timing.mjs', `--test-reporter-destination=${join(groupDir, 'timing-reporter.out')}`)
@@ -154,7 +167,7 @@ process.on('SIGINT', () => {})
 // inherit it) than the waiting lane: see scripts/lower-priority.mjs.
 const lowerPriority = ['--import', pathToFileURL(resolve('scripts/lower-priority.mjs')).href]
 const runner = (paths, lane, laneEnv, priority = []) => new Promise((done) => {
-  const args = [...priority, ...loader, '--test', `--test-concurrency=${lane}`, ...reporters, ...nodeOptions, ...paths]
+  const args = [...priority, ...loader, '--test', `--test-concurrency=${lane}`, `--test-timeout=${Math.round(fileTimeoutS * 1000)}`, ...reporters, ...nodeOptions, ...paths]
   spawn(process.execPath, args, { stdio: 'inherit', env: laneEnv }).on('exit', (status, signal) => done({ status, signal }))
 })
 // The waiting lane's per-file times go to a file of their own, added to the main one after.

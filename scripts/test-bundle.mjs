@@ -40,6 +40,13 @@ const sourceUrls = {
  * Writes `outdir/<path>.js` for each test file (`test/x/y.test.ts` → `outdir/test/x/y.test.js`)
  * and the chunks they share.
  */
+/** A test file's path as the repository names it: bundled (GATEHOUSE_TEST_BUNDLE_DIR), its source's. */
+export function sourcePath(file) {
+  const bundled = process.env.GATEHOUSE_TEST_BUNDLE_DIR
+  if (bundled && file.startsWith(`${bundled}/`)) return file.slice(bundled.length + 1).replace(/\.js$/, '.ts')
+  return file.replace(`${process.cwd()}/`, '')
+}
+
 export async function bundleTests(esbuild, { root, files, outdir }) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   await esbuild.build({

@@ -12,6 +12,7 @@
 // other work leaves comparable; PostgreSQL's own CPU is not in it (another process).
 import { readFileSync } from 'node:fs'
 import { afterEach, beforeEach } from 'node:test'
+import { sourcePath } from './test-bundle.mjs'
 import { writeTimes } from './test-times-file.mjs'
 
 const TAG = 'gatehouse-times'
@@ -28,13 +29,6 @@ export function recordTimes() {
   const note = (at) => (t) => t.diagnostic(`${TAG} ${at} ${process.pid} ${performance.now() / 1000} ${cpu().join(' ')}`)
   beforeEach(note('start'))
   afterEach(note('end'))
-}
-
-/** A test file's path as the repository names it: bundled (scripts/test-bundle.mjs), its source's. */
-function sourcePath(file) {
-  const bundled = process.env.GATEHOUSE_TEST_BUNDLE_DIR
-  if (bundled && file.startsWith(`${bundled}/`)) return file.slice(bundled.length + 1).replace(/\.js$/, '.ts')
-  return file.replace(`${process.cwd()}/`, '')
 }
 
 function write(totals) {

@@ -15,6 +15,7 @@ import { buildApp, type GatehouseApp } from '../../src/compose/app.js'
 import { openDatabase } from '../../src/store/database.js'
 import { PG_URL, testDatabase, testDialects, testSettings } from '../helpers/test-app.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
+import { until } from '../helpers/until.js'
 
 const ADMIN = 'admin-token-for-outage-tests'
 const CONNECT_MS = 500
@@ -55,6 +56,20 @@ async function sweep(app: GatehouseApp, token: string, n: number): Promise<Recor
   }
 }
 
+/**
+ * A `t.after` clean-up whose steps all run, in order, even when one fails (a proxy that cannot
+ * listen again must not leave the app open); the first failure is thrown after the last step.
+ */
+function cleanUp(...steps: (() => Promise<unknown> | unknown)[]): () => Promise<void> {
+  return async () => {
+    const failures: unknown[] = []
+    for (const step of steps) {
+      try { await step() } catch (err) { failures.push(err) }
+    }
+    if (failures.length > 0) throw failures[0]
+  }
+}
+
 /** Catches what would otherwise end the process (an unhandled 'error' event from pg). */
 function watchCrashes(t: { after(fn: () => void): void }): unknown[] {
   const crashes: unknown[] = []
@@ -74,7 +89,7 @@ if ((await testDialects()).includes('postgres')) {
     url.port = String(proxy.port)
     url.searchParams.set('options', `-c search_path=${base.schema}`)
     const app = await servingApp(url.toString())
-    t.after(async () => { await proxy.setMode('forward'); await app.close(); await proxy.close(); await base.destroy() })
+    t.after(cleanUp(() => proxy.setMode('forward'), () => app.close(), () => proxy.close(), () => base.destroy()))
     const { token } = await app.services.credentials.create({ label: 'outage', scopes: ['tags:read', 'globalsets:read', 'health:read', 'readiness:read'] })
     return { app, proxy, token }
   }
@@ -118,7 +133,7 @@ if ((await testDialects()).includes('postgres')) {
     url.port = String(proxy.port)
     // One pooled connection: the silent read runs on the connection the first read opened.
     const database = openDatabase(url.toString(), { poolSize: 1, queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
-    t.after(async () => { await proxy.setMode('forward'); await database.close(); await proxy.close(); await base.destroy() })
+    t.after(cleanUp(() => proxy.setMode('forward'), () => database.close(), () => proxy.close(), () => base.destroy()))
     assert.deepEqual(await database.read('SELECT 1', []), [[1]])
     await proxy.setMode('blackhole')
     const readAt = performance.now()
@@ -127,6 +142,52 @@ if ((await testDialects()).includes('postgres')) {
     assert.ok(waited >= QUERY_MS + 1000 - 50 && waited <= QUERY_MS + 1000 + 400, `gave up after ${Math.round(waited)} ms`)
     await proxy.setMode('forward')
     assert.deepEqual(await database.read('SELECT 3', []), [[3]], 'a new connection serves the next read')
+  })
+
+  test('postgres: closing the database while a query waits on a silent connection ends once that query is given up, not never', async (t) => {
+    const base = await testDatabase('postgres')
+    const target = new URL(PG_URL)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const url = new URL(PG_URL)
+    url.port = String(proxy.port)
+    const database = openDatabase(url.toString(), { poolSize: 1, queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
+    // The proxy goes first: it cuts whatever the database still holds, should close hang.
+    t.after(cleanUp(() => proxy.close(), () => base.destroy()))
+    assert.deepEqual(await database.read('SELECT 1', []), [[1]])
+    await proxy.setMode('blackhole')
+    const silent = database.read('SELECT 2', []).then(() => 'answered', (err: Error) => `failed: ${err.message}`)
+    await new Promise((r) => setTimeout(r, 100))
+    const closing = performance.now()
+    const bound = QUERY_MS + 1000 + 1500
+    const closed = await Promise.race([database.close().then(() => 'closed'), new Promise((r) => setTimeout(() => r('still closing'), bound))])
+    assert.equal(closed, 'closed', `close had not ended after ${bound} ms`)
+    assert.ok(performance.now() - closing <= bound)
+    const outcome = await Promise.race([silent, new Promise((r) => setTimeout(() => r('still waiting'), 500))])
+    assert.match(String(outcome), /^failed: Connection terminated/)
+  })
+
+  test('postgres: a change listener whose server goes silent after accepting it gives up within the connect timeout, and stops without waiting for ever', async (t) => {
+    const base = await testDatabase('postgres')
+    const target = new URL(PG_URL)
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const url = new URL(PG_URL)
+    url.port = String(proxy.port)
+    const database = openDatabase(url.toString(), { queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
+    t.after(cleanUp(() => proxy.close(), () => database.close(), () => base.destroy()))
+    // The connection is made and answers; the listener's first statement never comes back.
+    proxy.silence('current_schema()')
+    const states: boolean[] = []
+    const within = <T>(promise: Promise<T>, ms: number) => Promise.race([promise, new Promise<'still waiting'>((r) => setTimeout(() => r('still waiting'), ms))])
+    const startedAt = performance.now()
+    const stop = await within(database.listen!(() => {}, (listening) => states.push(listening)), CONNECT_MS + 1500)
+    assert.notEqual(stop, 'still waiting', 'the first attempt never ended')
+    assert.ok(performance.now() - startedAt >= CONNECT_MS - 50, 'the attempt waited for its statement')
+    // The retry a second later goes silent the same way; stopped while it waits, stop waits
+    // for it to end, and leaves no connection open.
+    await until(() => proxy.accepted >= 2, 'the listener to try again', 3000, 10)
+    assert.equal(await within((stop as () => Promise<void>)(), CONNECT_MS + 1500), undefined)
+    await until(() => proxy.connected === 0, 'no connection left open after stop', 100, 10)
+    assert.deepEqual(states, [], 'it never listened')
   })
 
   /** The status of the first 200 to GET /tags within `ms`, or the last status when none was. */

@@ -10,15 +10,19 @@ export const CHANNEL_PREFIX = 'gatehouse_changes_'
 /**
  * LISTEN on this schema's change channel through a connection of its own, reconnecting
  * (every second) when it is lost. Notifications sent while it was down are lost, which is
- * why `onState` reports each (re)connection.
+ * why `onState` reports each (re)connection. `config` bounds each attempt: its connect
+ * timeout, and a `query_timeout` for the two statements that follow (a server that accepts
+ * and then goes silent would otherwise hold an attempt, and the stop that waits for it, for
+ * ever).
  */
 export async function listenForChanges(config: pg.ClientConfig, onChange: (payload: string) => void, onState: (listening: boolean) => void): Promise<() => Promise<void>> {
   let stopped = false
   let client: pg.Client | undefined
   let retry: NodeJS.Timeout | undefined
+  let attempt: Promise<void> | undefined
   const schedule = () => {
     if (stopped) return
-    retry = setTimeout(() => void connect(), 1000)
+    retry = setTimeout(() => { attempt = connect() }, 1000)
     retry.unref()
   }
   const connect = async (): Promise<void> => {
@@ -47,6 +51,8 @@ export async function listenForChanges(config: pg.ClientConfig, onChange: (paylo
   return async () => {
     stopped = true
     clearTimeout(retry)
+    // An attempt under way ends its own connection once it sees `stopped`.
+    await attempt
     const c = client
     client = undefined
     await c?.end().catch(() => {})

@@ -80,10 +80,18 @@ export function openPostgres(url: string, options: DatabaseOptions): Database {
       })
     },
     // Named, so operators can tell it from pooled connections in pg_stat_activity.
-    listen: (onChange, onState) => listenForChanges({ ...config, keepAlive: true, application_name: 'gatehouse change listener' }, onChange, onState),
+    listen: (onChange, onState) => listenForChanges({ ...config, keepAlive: true, application_name: 'gatehouse change listener', query_timeout: config.connectionTimeoutMillis }, onChange, onState),
+    // Both pools are ended here: Kysely ends its pool only if it ever ran a statement on it,
+    // and reads (`read`) take connections from the same pool without it. An end waits for
+    // every connection handed out, so the watch stops last: a query on a connection gone
+    // silent ends only when the watch destroys that connection.
     close: async () => {
-      watch?.close()
-      await Promise.all([db.destroy(), generic.ending ? undefined : generic.end()])
+      try {
+        await db.destroy()
+        await Promise.all([pool.ending ? undefined : pool.end(), generic.ending ? undefined : generic.end()])
+      } finally {
+        watch?.close()
+      }
     },
   }
 }
