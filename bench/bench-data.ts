@@ -3,6 +3,7 @@
 // with a change log), and plain entries at 10k, 100k and 1M rows for the walk that shows how
 // page cost grows with the table.
 import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
 import pg from 'pg'
 import { sql } from 'kysely'
 import { openDatabase, type Database } from '../src/store/database.js'
@@ -12,6 +13,15 @@ import { seedDemo } from '../src/loaders/demo/demo-data.js'
 import { allResources, defaultRegistry } from '../src/resources/index.js'
 
 const DATA_DIR = 'bench/.data'
+
+/**
+ * A file of the benchmark's own under bench/.data, made on first use on either engine (a
+ * PostgreSQL run on a fresh checkout keeps no database there, so nothing else made it).
+ */
+export function benchDataPath(name: string): string {
+  mkdirSync(DATA_DIR, { recursive: true })
+  return join(DATA_DIR, name)
+}
 
 /** The URL of a bench database called `name`, created on first use. */
 async function databaseUrl(postgresUrl: string | undefined, name: string): Promise<string> {

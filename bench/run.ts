@@ -7,12 +7,11 @@
 // Prints the tables, writes bench/results/*.json and the engine's section of
 // docs/performance.md.
 import { writeFileSync, mkdirSync } from 'node:fs'
-import { join } from 'node:path'
 import { execFileSync } from 'node:child_process'
 import autocannon from 'autocannon'
 import { BENCH_TOKEN, startBaseline, startFloor, startGatehouse, type BenchServer } from './bench-servers.js'
 import { cachedShare, headToHead, type CacheCounts } from './head-to-head.js'
-import { demoDatabase, entriesDatabase, TAGS, WORDS } from './bench-data.js'
+import { benchDataPath, demoDatabase, entriesDatabase, TAGS, WORDS } from './bench-data.js'
 import { writeReport, type BenchReport, type BenchRow } from './bench-report.js'
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 100)
@@ -208,7 +207,7 @@ async function main(): Promise<void> {
   const containsPages = (await Promise.all(fragments.slice(0, 400).map((f) => walk(server, `/products?limit=50&filter=${encodeURIComponent(`title:~${f}`)}`, 12)))).flat()
   const exactPages = products.slice(0, 600).map((p) => `/products?limit=50&filter=${encodeURIComponent(`variants.sku:${String(p.defaultSku)}`)}`)
   // The baseline's payload, repeated or cut to each row's answer size (bench/baseline-server.ts).
-  const payloadFile = join('bench/.data', 'baseline-payload.json')
+  const payloadFile = benchDataPath('baseline-payload.json')
   writeFileSync(payloadFile, JSON.stringify(await get(server, '/entries?limit=50')))
   const baseline = await startBaseline(payloadFile)
 
