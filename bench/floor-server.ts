@@ -33,10 +33,13 @@ function sqlitePages(file: string): { page: Page; feed: FeedPage } {
 
 function postgresPages(url: string): { page: Page; feed: FeedPage } {
   const pool = new pg.Pool({ connectionString: url, max: 10 })
+  // The page keeps one plan, as Gatehouse keeps for it (src/store/record-query.ts,
+  // oneIndexServes): the same statement run the same way. The feed's is planned per call in both.
+  const pages = new pg.Pool({ connectionString: url, max: 10, options: '-c plan_cache_mode=force_generic_plan' })
   const doc = (text: string) => text.replace('t.doc FROM', 't.doc::text FROM')
   const f = feedStatement(postgresAdapter)
   return {
-    page: async (c) => (await pool.query(c
+    page: async (c) => (await pages.query(c
       ? { name: 'floor_after', text: doc(AFTER), values: ['live', c[0], c[1]], rowMode: 'array' }
       : { name: 'floor_first', text: doc(FIRST), values: ['live'], rowMode: 'array' })).rows,
     feed: async (position) => (await pool.query({ name: 'floor_feed', text: f.text, values: f.params.map((p, i) => (i === f.at ? position : p)), rowMode: 'array' })).rows[0],
