@@ -13,7 +13,7 @@ import { pino } from 'pino'
 import { sql } from 'kysely'
 import { buildApp, type GatehouseApp } from '../../src/compose/app.js'
 import { openDatabase } from '../../src/store/database.js'
-import { PG_URL, testDatabase, testDialects, testSettings } from '../helpers/test-app.js'
+import { PG_URL, testDatabase, testDialects, testSettings, type TestDatabase } from '../helpers/test-app.js'
 import { startTcpProxy, type TcpProxy } from '../helpers/tcp-proxy.js'
 import { until } from '../helpers/until.js'
 
@@ -81,12 +81,18 @@ function watchCrashes(t: { after(fn: () => void): void }): unknown[] {
 }
 
 if ((await testDialects()).includes('postgres')) {
-  const proxied = async (t: { after(fn: () => Promise<void> | void): void }) => {
+  /** A test schema, a proxy in front of PostgreSQL, and a URL of the server through the proxy. */
+  const behindProxy = async (): Promise<{ base: TestDatabase; proxy: TcpProxy; url: URL }> => {
     const base = await testDatabase('postgres')
     const target = new URL(PG_URL)
-    const proxy: TcpProxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
     const url = new URL(PG_URL)
     url.port = String(proxy.port)
+    return { base, proxy, url }
+  }
+
+  const proxied = async (t: { after(fn: () => Promise<void> | void): void }) => {
+    const { base, proxy, url } = await behindProxy()
     url.searchParams.set('options', `-c search_path=${base.schema}`)
     const app = await servingApp(url.toString())
     t.after(cleanUp(() => proxy.setMode('forward'), () => app.close(), () => proxy.close(), () => base.destroy()))
@@ -126,11 +132,7 @@ if ((await testDialects()).includes('postgres')) {
   })
 
   test('postgres: a read on an established connection that goes silent gives up after the query timeout and a second, and its connection is replaced', async (t) => {
-    const base = await testDatabase('postgres')
-    const target = new URL(PG_URL)
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    const url = new URL(PG_URL)
-    url.port = String(proxy.port)
+    const { base, proxy, url } = await behindProxy()
     // One pooled connection: the silent read runs on the connection the first read opened.
     const database = openDatabase(url.toString(), { poolSize: 1, queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
     t.after(cleanUp(() => proxy.setMode('forward'), () => database.close(), () => proxy.close(), () => base.destroy()))
@@ -145,11 +147,7 @@ if ((await testDialects()).includes('postgres')) {
   })
 
   test('postgres: closing the database while a query waits on a silent connection ends once that query is given up, not never', async (t) => {
-    const base = await testDatabase('postgres')
-    const target = new URL(PG_URL)
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    const url = new URL(PG_URL)
-    url.port = String(proxy.port)
+    const { base, proxy, url } = await behindProxy()
     const database = openDatabase(url.toString(), { poolSize: 1, queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
     // The proxy goes first: it cuts whatever the database still holds, should close hang.
     t.after(cleanUp(() => proxy.close(), () => base.destroy()))
@@ -167,11 +165,7 @@ if ((await testDialects()).includes('postgres')) {
   })
 
   test('postgres: a change listener whose server goes silent after accepting it gives up within the connect timeout, and stops without waiting for ever', async (t) => {
-    const base = await testDatabase('postgres')
-    const target = new URL(PG_URL)
-    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) })
-    const url = new URL(PG_URL)
-    url.port = String(proxy.port)
+    const { base, proxy, url } = await behindProxy()
     const database = openDatabase(url.toString(), { queryTimeoutMs: QUERY_MS, connectTimeoutMs: CONNECT_MS })
     t.after(cleanUp(() => proxy.close(), () => database.close(), () => base.destroy()))
     // The connection is made and answers; the listener's first statement never comes back.
