@@ -36,10 +36,6 @@ const sourceUrls = {
   },
 }
 
-/**
- * Writes `outdir/<path>.js` for each test file (`test/x/y.test.ts` → `outdir/test/x/y.test.js`)
- * and the chunks they share.
- */
 /** A test file's path as the repository names it: bundled (GATEHOUSE_TEST_BUNDLE_DIR), its source's. */
 export function sourcePath(file) {
   const bundled = process.env.GATEHOUSE_TEST_BUNDLE_DIR
@@ -47,6 +43,10 @@ export function sourcePath(file) {
   return file.replace(`${process.cwd()}/`, '')
 }
 
+/**
+ * Writes `outdir/<path>.js` for each test file (`test/x/y.test.ts` → `outdir/test/x/y.test.js`)
+ * and the chunks they share.
+ */
 export async function bundleTests(esbuild, { root, files, outdir }) {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'))
   await esbuild.build({
