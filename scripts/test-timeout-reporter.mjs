@@ -9,11 +9,14 @@ import { sourcePath } from './test-bundle.mjs'
 
 /** The test files a group entry holds (its first line lists them), or the entry itself. */
 function membersOf(entry) {
-  try {
-    const first = readFileSync(entry, 'utf8').split('\n', 1)[0]
-    if (first.startsWith('// ')) return first.slice(3).split(', ')
-  } catch {
-    // The entry is gone (a run ending): name it as it is.
+  // A group entry (scripts/run-tests.mjs names them so); other entries are test files, whose
+  // own first line may be a comment too.
+  if (/\/group-\d+\.test\.mjs$/.test(entry)) {
+    try {
+      return readFileSync(entry, 'utf8').split('\n', 1)[0].slice('// '.length).split(', ')
+    } catch {
+      // The entry is gone (a run ending): name it as it is.
+    }
   }
   return [sourcePath(entry)]
 }

@@ -14,33 +14,43 @@ import { createServer, type AddressInfo, type Server } from 'node:net'
 
 const LOWEST = 10_000
 
-/** The first port of the kernel's range for outgoing connections (Linux's default when unknown). */
-function outgoingRangeStart(): number {
+/** The kernel's range of ports for outgoing connections (Linux's default when unknown). */
+function outgoingRange(): [number, number] {
   try {
-    const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0])
-    return Number.isInteger(first) && first > 0 ? first : 32_768
+    const [first, last] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/).map(Number)
+    if (Number.isInteger(first) && Number.isInteger(last) && first > 0 && last >= first) return [first, last]
   } catch {
-    return 32_768
+    // Not Linux: its default.
   }
+  return [32_768, 60_999]
 }
 
 /** Listens on `port` of 127.0.0.1; rejects with the listen error (EADDRINUSE: taken). */
 export function listenOn(server: Server, port: number): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    const failed = (err: Error) => reject(err)
-    server.once('error', failed)
-    server.listen(port, '127.0.0.1', () => {
+    const listening = () => {
       server.off('error', failed)
       resolve()
-    })
+    }
+    const failed = (err: Error) => {
+      server.off('listening', listening)
+      reject(err)
+    }
+    server.once('error', failed)
+    server.once('listening', listening)
+    server.listen(port, '127.0.0.1')
   })
 }
 
-/** Listens `server` on a free port below the outgoing range (any free port where there is none) and returns it. */
+/**
+ * Listens `server` on a free port outside the outgoing range (below it, or above it where the
+ * range starts low) and returns it; any free port where neither side has room.
+ */
 export async function listenOnFreePort(server: Server): Promise<number> {
-  const top = outgoingRangeStart()
-  for (let tries = 0; top - LOWEST > 1000 && tries < 50; tries++) {
-    const port = randomInt(LOWEST, top)
+  const [first, last] = outgoingRange()
+  const [low, high] = first - LOWEST > 1000 ? [LOWEST, first] : [last + 1, 65_536]
+  for (let tries = 0; high - low > 1000 && tries < 50; tries++) {
+    const port = randomInt(low, high)
     try {
       await listenOn(server, port)
       return port

@@ -87,7 +87,8 @@ export function openPostgres(url: string, options: DatabaseOptions): Database {
     // silent ends only when the watch destroys that connection.
     close: async () => {
       try {
-        await db.destroy()
+        // Kysely's own end of the pool fails only if this close ended it before.
+        await db.destroy().catch((err: unknown) => { if (!pool.ending) throw err })
         await Promise.all([pool.ending ? undefined : pool.end(), generic.ending ? undefined : generic.end()])
       } finally {
         watch?.close()
