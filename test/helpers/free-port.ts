@@ -2,12 +2,12 @@
 // server a test must name before it starts (a child process, a Redis of its own, a BASE_URL
 // the app calls back on), or a server listened on a port of that kind.
 //
-// The ports come from below the range the kernel hands out to outgoing connections
-// (ip_local_port_range). A port from that range, given up for a moment (a proxy that stops
-// listening to refuse connections, a server a test restarts on the same port), can be taken
-// as the local end of any process's next connection (the suite opens thousands to
-// PostgreSQL), and listening on it again then fails with EADDRINUSE. Below the range a port
-// is taken only by someone listening on it.
+// The ports come from outside the range the kernel hands out to outgoing connections
+// (ip_local_port_range): below it, or above it where it starts low. A port from that range,
+// given up for a moment (a proxy that stops listening to refuse connections, a server a test
+// restarts on the same port), can be taken as the local end of any process's next connection
+// (the suite opens thousands to PostgreSQL), and listening on it again then fails with
+// EADDRINUSE. Outside the range a port is taken only by someone listening on it.
 import { readFileSync } from 'node:fs'
 import { randomInt } from 'node:crypto'
 import { createServer, type AddressInfo, type Server } from 'node:net'
