@@ -133,9 +133,10 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 // Several files share one process (a group): starting a process and loading the app costs
 // about 0.7 s of CPU bundled (4.5 s through tsx), more than many files' tests. A group imports
 // its files one after the other, so their tests run one after the other as in a process of
-// their own; the groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 2 by default:
-// three took longer on this two-core machine, 430 s against 396–401 s bundled, for a fifth more
-// CPU; see docs/decisions.md, "Third round" and "Sixth round"). About ten files a group: fewer start-ups, still enough groups for them to end
+// their own; the groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 3 by default:
+// with the waiting lane and the main runner's lower priority, three fill both cores where two
+// left them idle part of the time: 287–298 s against 312 s, back to back on this two-core
+// machine; see docs/decisions.md, "Tenth round"). About ten files a group: fewer start-ups, still enough groups for them to end
 // close together. A file that must have a process to itself says so with the line
 // `// npm test: own process`. Files whose assertions bound how long something takes (a
 // timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
@@ -148,7 +149,7 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
 const { entries, waiting } = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
 
-const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '2'
+const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '3'
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-timeout-reporter.mjs', '--test-reporter-destination=stdout']

@@ -40,6 +40,12 @@ export function migrate(database: Database): Promise<MigrationResult[]> {
 
 /** Applies those of `list` not yet applied, in order (tests build older schemas with a prefix). */
 export async function runMigrations(database: Database, list: readonly Migration[]): Promise<MigrationResult[]> {
+  // Every start after the first finds them all recorded: one read then, instead of a
+  // transaction per migration under the schema lock (on PostgreSQL some eighty round trips
+  // and 40-70 ms of the process's CPU). A record is only written by its migration's commit,
+  // so a name read here is applied; anything missing goes through the locked path below.
+  const recorded = await recordedMigrations(database)
+  if (recorded && list.every((m) => recorded.has(m.name))) return list.map((m) => ({ name: m.name, status: 'already-applied' }))
   const results: MigrationResult[] = []
   for (const m of list) {
     const applied = await database.db.transaction().execute((trx) => applyMigration(trx, database.adapter, m))
@@ -62,11 +68,16 @@ export async function applyMigration(trx: Db, adapter: DialectAdapter, m: Migrat
 
 /** Names of migrations not yet applied (readiness uses this). */
 export async function pendingMigrations(database: Database): Promise<string[]> {
+  const done = await recordedMigrations(database)
+  return migrations.map((m) => m.name).filter((n) => !done?.has(n))
+}
+
+/** The names recorded in `migrations`, or undefined when it cannot be read (not created yet). */
+async function recordedMigrations(database: Database): Promise<Set<string> | undefined> {
   try {
     const rows = await database.db.selectFrom('migrations').select('name').execute()
-    const done = new Set(rows.map((r) => r.name as string))
-    return migrations.map((m) => m.name).filter((n) => !done.has(n))
+    return new Set(rows.map((r) => r.name as string))
   } catch {
-    return migrations.map((m) => m.name)
+    return undefined
   }
 }
