@@ -10,7 +10,11 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, errorCatalog, type ErrorCode } from '../kernel/errors.js'
 import { sendError } from './error-handler.js'
 
-export const newRequestId = () => `req_${crypto.randomUUID().replace(/-/g, '').slice(0, 20)}`
+/** `req_` and the first 20 hex digits of a random UUID (taken around its dashes: a regular expression cost twice the UUID). */
+export const newRequestId = () => {
+  const u = crypto.randomUUID()
+  return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}`
+}
 
 /** Fastify's `frameworkErrors`: called for bad URLs, over-long parameters and failed async constraints, before routing and hooks. */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {

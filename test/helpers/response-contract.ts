@@ -23,14 +23,21 @@ export interface Answer {
   readonly body: string
 }
 
+// One Ajv for the process, and one compiled validator per distinct schema: apps built with other
+// flags publish other documents, but most of their response schemas are the same, and compiling
+// each document's (it was added to Ajv whole, per document) cost the suite about 20 s of CPU.
+const ajv = new Ajv2020({ strict: false, allErrors: true })
+addFormats(ajv)
+const compiled = new Map<string, ValidateFunction>()
+
+/** A JSON pointer's segments (`#/components/schemas/A~1B` → components, schemas, A/B). */
+const segments = (ref: string) => ref.replace(/^#\//, '').split('/').map((s) => decodeURIComponent(s).replace(/~1/g, '/').replace(/~0/g, '~'))
+
 export class ResponseContract {
-  private readonly ajv = new Ajv2020({ strict: false, allErrors: true })
+  /** This document's validators, by pointer. */
   private readonly validators = new Map<string, ValidateFunction>()
 
-  constructor(private readonly doc: JsonSchema) {
-    addFormats(this.ajv)
-    this.ajv.addSchema(doc, 'openapi')
-  }
+  constructor(private readonly doc: JsonSchema) {}
 
   /** A description of the mismatch, or undefined when the answer keeps the contract. */
   check(route: MachineRoute | undefined, answer: Answer): string | undefined {
@@ -75,17 +82,50 @@ export class ResponseContract {
     } catch {
       return `${where}: body is not JSON`
     }
-    const ref = 'openapi#/' + pointer.map(escape).join('/')
-    let validate = this.validators.get(ref)
-    if (!validate) {
-      const found = this.ajv.getSchema(ref)
-      if (!found) return `${where}: no schema at ${ref}`
-      validate = found
-      this.validators.set(ref, validate)
-    }
+    const validate = this.validatorAt(pointer)
+    if (!validate) return `${where}: no schema at #/${pointer.map(escape).join('/')}`
     if (validate(value)) return undefined
     const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || '(root)'} ${e.message ?? e.keyword}${e.params && 'additionalProperty' in e.params ? ` (${String(e.params.additionalProperty)})` : ''}`)
     return `${where}${key ? ` (${key})` : ''}: body does not match the documented schema: ${errors.join('; ')}`
+  }
+
+  /**
+   * The validator of the schema at `pointer`: compiled from that schema with, at their own
+   * places beside it, the parts of the document it references (transitively), so its
+   * `#/components/...` references resolve as they do in the whole document. Two documents
+   * whose schema and references read the same share it.
+   */
+  private validatorAt(pointer: readonly string[]): ValidateFunction | undefined {
+    const key = pointer.join('/')
+    let validate = this.validators.get(key)
+    if (validate) return validate
+    const schema = this.at(pointer)
+    if (!schema) return undefined
+    const root: Record<string, unknown> = {}
+    const seen = new Set<string>()
+    const follow = (node: unknown): void => {
+      if (typeof node !== 'object' || node === null) return
+      if (Array.isArray(node)) return node.forEach(follow)
+      for (const [k, v] of Object.entries(node)) {
+        if (k === '$ref' && typeof v === 'string' && v.startsWith('#/') && !seen.has(v)) {
+          seen.add(v)
+          const path = segments(v)
+          const target = this.at(path)
+          if (target === undefined) continue // Ajv reports the dangling reference
+          let at = root
+          for (const p of path.slice(0, -1)) at = (at[p] ??= {}) as Record<string, unknown>
+          at[path[path.length - 1]] = target
+          follow(target)
+        } else follow(v)
+      }
+    }
+    follow(schema)
+    const standalone = { ...root, ...schema }
+    const text = JSON.stringify(standalone)
+    validate = compiled.get(text)
+    if (!validate) compiled.set(text, (validate = ajv.compile(standalone)))
+    this.validators.set(key, validate)
+    return validate
   }
 
   private at(pointer: readonly string[]): JsonSchema | undefined {
