@@ -44,8 +44,6 @@ const SESSION_HEADER = 'mcp-session-id'
 export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions): Promise<void> {
   const { services } = opts
   const store = storeErrors(services.database, services.storage)
-  const tools = new ToolCatalog(services, opts.routes)
-  const resources = mcpResources(services, opts.routes)
   const sessions = new McpSessions(services.database)
   const subscriptions = new ChangeSubscriptions(services)
   const allowedOrigin = new URL(services.settings.baseUrl).origin
@@ -53,17 +51,26 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
   /** Requests whose authentication failed because the store did: answered in the handler, where the message id is known. */
   const unavailable = new WeakMap<FastifyRequest, ApiError>()
   // The SDK (and zod under it) is loaded at the first MCP request, not at start-up: it is
-  // several MB of an idle server's memory, which most sites never use.
+  // several MB of an idle server's memory, which most sites never use. The tool catalogue and
+  // resources are derived then too (about 7 ms of every app's start-up otherwise).
+  // A start that failed (the database away at the first request) is not kept: the next request tries again.
   let service: Promise<McpService> | undefined
-  const sdk = () => (service ??= (async () => {
+  const sdk = () => (service ??= startService().catch((err: unknown) => {
+    service = undefined
+    throw err
+  }))
+  const startService = async (): Promise<McpService> => {
     const { mcpService } = await import('./mcp-exchange.js')
     const stateKey = await siteSecret(services.database.db, 'mcp_request_state_secret')
+    const tools = new ToolCatalog(services, opts.routes)
+    const resources = mcpResources(services, opts.routes)
     return mcpService({ tools, resources, store, stateKey, onError: (err) => services.logger.debug({ err }, 'MCP request refused by the SDK') })
-  })())
+  }
 
   app.addHook('preClose', async () => {
     subscriptions.closeAll()
-    if (service) await (await service).close()
+    // A start still under way is waited for; one that failed has nothing to close.
+    if (service) await service.then((s) => s.close(), () => {})
   })
 
   const guarded = {

@@ -46,6 +46,29 @@ test('sqlite: a tool whose write is locked out answers a retryable SERVICE_UNAVA
   await Promise.all([modern.client.close(), legacy.client.close()])
 })
 
+test('sqlite: an MCP endpoint whose first request met the database locked out serves once it is back, without a restart', async (t) => {
+  // The endpoint makes its per-site request-state key at its first request (a write, on a fresh
+  // site): with the write lock held elsewhere that fails. The failure must not stay remembered.
+  const base = await testDatabase('sqlite', { busyTimeoutMs: 300 })
+  const app = await buildTestApp({ dialect: 'sqlite', database: base, env: { PLUGIN_GATEHOUSE_SQLITE_BUSY_TIMEOUT_MS: '300' } })
+  t.after(async () => { await app.close(); await base.destroy() })
+  const token = await app.issueToken(SCOPES)
+  const address = await app.app.listen({ port: 0, host: '127.0.0.1' })
+  const other = new SQLite(base.url.slice('sqlite:'.length))
+  other.exec('BEGIN EXCLUSIVE')
+  try {
+    const first = await modernRequest(address, token, 'tools/call', { name: 'list_tags', arguments: { limit: 1 } })
+    assert.equal(first.body.error?.data?.code, 'SERVICE_UNAVAILABLE')
+  } finally {
+    other.exec('ROLLBACK')
+    other.close()
+  }
+  const again = await modernRequest(address, token, 'tools/call', { name: 'list_tags', arguments: { limit: 1 } })
+  assert.equal(again.status, 200)
+  assert.equal(again.body.error, undefined)
+  assert.equal(Array.isArray(again.body.result?.structuredContent?.data), true)
+})
+
 if ((await testDialects()).includes('postgres')) {
   test('postgres: database away inside a tool and before it (authentication): retryable errors with the wait, then recovery', async (t) => {
     const base = await testDatabase('postgres')
