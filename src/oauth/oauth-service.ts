@@ -86,6 +86,11 @@ export class OAuthService {
     }).then((p) => {
       auditProviderEvents(p, (event) => this.record(event), this.opts.logger)
       return p
+    }, (err: unknown) => {
+      // Its keys are read (on a fresh site, written) at the first request: a start that met the
+      // database away is not kept, or every later request would fail until a restart.
+      this.server = undefined
+      throw err
     })
     return this.server
   }
