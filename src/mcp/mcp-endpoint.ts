@@ -24,6 +24,7 @@ import { mcpResources } from './mcp-resources.js'
 import type { McpHooks } from './mcp-server.js'
 import type { DeclaredClient } from './mcp-tool.js'
 import { ToolCatalog } from './tool-catalog.js'
+import { StartedOnce } from '../kernel/started-once.js'
 import { declaredClient, messageOf, rpcError, storeDown, type McpMessage } from './mcp-messages.js'
 import { ChangeSubscriptions } from './change-subscriptions.js'
 import type { McpService } from './mcp-exchange.js'
@@ -53,24 +54,19 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
   // The SDK (and zod under it) is loaded at the first MCP request, not at start-up: it is
   // several MB of an idle server's memory, which most sites never use. The tool catalogue and
   // resources are derived then too (about 7 ms of every app's start-up otherwise).
-  // A start that failed (the database away at the first request) is not kept: the next request tries again.
-  let service: Promise<McpService> | undefined
-  const sdk = () => (service ??= startService().catch((err: unknown) => {
-    service = undefined
-    throw err
-  }))
-  const startService = async (): Promise<McpService> => {
+  // A start that failed (the database away at the first request) is tried again at the next.
+  const service = new StartedOnce<McpService>(async () => {
     const { mcpService } = await import('./mcp-exchange.js')
     const stateKey = await siteSecret(services.database.db, 'mcp_request_state_secret')
     const tools = new ToolCatalog(services, opts.routes)
     const resources = mcpResources(services, opts.routes)
     return mcpService({ tools, resources, store, stateKey, onError: (err) => services.logger.debug({ err }, 'MCP request refused by the SDK') })
-  }
+  })
 
   app.addHook('preClose', async () => {
     subscriptions.closeAll()
     // A start still under way is waited for; one that failed has nothing to close.
-    if (service) await service.then((s) => s.close(), () => {})
+    await service.current?.then((s) => s.close(), () => {})
   })
 
   const guarded = {
@@ -111,7 +107,7 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
       const context = { services, caller, client, requestId: request.id }
       if (message.modern && message.method === 'subscriptions/listen') return subscriptions.listen(request, reply, message, context)
       const hooks: McpHooks = { onToolCall: opts.onToolCall, onScopeDenied: () => opts.onDenied?.('scope', request) }
-      await (await sdk()).answer(request, reply, body, { context, hooks })
+      await (await service.get()).answer(request, reply, body, { context, hooks })
     } catch (err) {
       const known = toApiError(err, request, store)
       if (known?.code === 'SERVICE_UNAVAILABLE' || known?.code === 'CONFLICT') return storeDown(reply, message, known)

@@ -18,6 +18,7 @@ import { grantLink, linkGrant, listGrantLinks, type GrantLink } from './oauth-gr
 import { recordClient, type SeenClient } from './oauth-clients.js'
 import { revokeGrants } from './model-store.js'
 import { auditProviderEvents, type OAuthAuditHook, type OAuthEvent } from './oauth-audit.js'
+import { StartedOnce } from '../kernel/started-once.js'
 
 export interface OAuthServiceOptions {
   readonly settings: Settings
@@ -53,7 +54,17 @@ export interface ConsentRequest {
 export type ConsentDecision = Pick<CreateCredentialInput, 'scopes' | 'boundaries' | 'ipAllowlist' | 'expiresAt'>
 
 export class OAuthService {
-  private server: Promise<Provider> | undefined
+  /** Started at the first request, which reads its keys (on a fresh site, writes them). */
+  private readonly server = new StartedOnce<Provider>(() => createAuthorizationServer({
+    settings: this.opts.settings,
+    database: this.opts.database,
+    resources: this.opts.resources,
+    offeredScopes: () => this.offeredScopes().map((x) => x.scope),
+    consentPath: this.opts.consentPath,
+  }).then((p) => {
+    auditProviderEvents(p, (event) => this.record(event), this.opts.logger)
+    return p
+  }))
   private callback: ((req: IncomingMessage, res: ServerResponse) => Promise<void>) | undefined
 
   constructor(private readonly opts: OAuthServiceOptions) {
@@ -77,22 +88,7 @@ export class OAuthService {
   }
 
   provider(): Promise<Provider> {
-    this.server ??= createAuthorizationServer({
-      settings: this.opts.settings,
-      database: this.opts.database,
-      resources: this.opts.resources,
-      offeredScopes: () => this.offeredScopes().map((x) => x.scope),
-      consentPath: this.opts.consentPath,
-    }).then((p) => {
-      auditProviderEvents(p, (event) => this.record(event), this.opts.logger)
-      return p
-    }, (err: unknown) => {
-      // Its keys are read (on a fresh site, written) at the first request: a start that met the
-      // database away is not kept, or every later request would fail until a restart.
-      this.server = undefined
-      throw err
-    })
-    return this.server
+    return this.server.get()
   }
 
   /** Serves one request of the authorization server; `path` is the part after the issuer's path. */
