@@ -96,10 +96,15 @@ export interface StoreErrors extends Pick<DialectAdapter, 'isUnavailable' | 'isW
   readonly storage?: Pick<StorageHealth, 'noteError'>
 }
 
-/** The store's error questions with the process's storage health, as the surfaces pass them. */
+/**
+ * The store's error questions with the process's storage health, as the surfaces pass them. An
+ * error whose cause is an outage is one: a library that wraps what the database threw (the
+ * authorization server's `temporarily_unavailable`, src/oauth/) is answered as the outage it is.
+ */
 export const storeErrors = (database: Database, storage?: Pick<StorageHealth, 'noteError'>): StoreErrors => {
   const a = database.adapter
-  return { isUnavailable: (e) => a.isUnavailable(e), isWriteConflict: (e) => a.isWriteConflict(e), isStorageFull: (e) => a.isStorageFull(e), storage }
+  const unavailable = (e: unknown) => a.isUnavailable(e) || (e instanceof Error && e.cause !== undefined && a.isUnavailable(e.cause))
+  return { isUnavailable: unavailable, isWriteConflict: (e) => a.isWriteConflict(e), isStorageFull: (e) => a.isStorageFull(e), storage }
 }
 
 /** The schema a validation error was raised against: the route's body, querystring or params. */

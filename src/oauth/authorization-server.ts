@@ -32,6 +32,9 @@ export interface AuthorizationServerOptions {
 }
 
 const DAY = 86_400
+/** How long a client told the database is away waits before it asks again. */
+export const RETRY_AFTER_SECONDS = 5
+export const UNAVAILABLE_DESCRIPTION = 'The database cannot be reached or did not answer in time; retry shortly'
 
 export async function createAuthorizationServer(opts: AuthorizationServerOptions): Promise<Provider> {
   const { settings, database } = opts
@@ -49,8 +52,19 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
     return { scope: opts.offeredScopes().join(' '), audience: indicator, accessTokenTTL: settings.oauthAccessTokenTtlSeconds, accessTokenFormat: 'opaque' as const }
   }
 
+  // A database that cannot be reached (or, on SQLite, stays locked past the busy timeout) is
+  // answered 503 `temporarily_unavailable` (RFC 6749 §4.1.2.1 names it for redirects too), so a
+  // client retries instead of giving up on a `server_error`. The database's error stays as the
+  // cause: the machine API and MCP, which read access tokens through the same adapter, still
+  // see an outage (api/error-handler.ts).
+  const unavailable = (err: unknown): unknown => {
+    if (!database.adapter.isUnavailable(err)) return err
+    const out = new errors.TemporarilyUnavailable(UNAVAILABLE_DESCRIPTION, { cause: err, detail: 'database unavailable' })
+    return Object.assign(out, { status: 503, statusCode: 503, expose: true })
+  }
+
   const configuration: Configuration = {
-    adapter: modelAdapterClass(database) as unknown as Configuration['adapter'],
+    adapter: modelAdapterClass(database, unavailable) as unknown as Configuration['adapter'],
     clients: [],
     findAccount: async (_ctx, id) => ({ accountId: id, claims: async () => ({ sub: id }) }),
     jwks: { keys: [jwk] },
@@ -110,7 +124,7 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
         clientIdMetadataDocument: {
           enabled: settings.oauthClientMetadataDocuments,
           ack: 'draft-02',
-          allowFetch: async (_ctx: unknown, clientId: string) => (opts.allowClient ? opts.allowClient(clientId) : true),
+          allowFetch: async (_ctx: unknown, clientId: string) => (opts.allowClient ? opts.allowClient(clientId).catch((err: unknown) => { throw unavailable(err) }) : true),
           cacheDuration: { min: 30, max: 3600 },
         },
       } as object),
@@ -141,6 +155,7 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
   // The metadata document lists what Gatehouse supports, not the library's OpenID defaults.
   provider.use(async (ctx, next) => {
     await next()
+    if (ctx.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_SECONDS))
     if (ctx.oidc?.route === 'discovery' && ctx.status === 200) {
       ctx.body = serverMetadata(ctx.body as Record<string, unknown>, { scopes: opts.offeredScopes(), clientMetadataDocuments: settings.oauthClientMetadataDocuments })
     }

@@ -25,8 +25,31 @@ const digest = (id: string) => createHash('sha256').update(id).digest('hex')
 /** Expired rows are swept now and then while writing, not on a timer of their own. */
 const SWEEP_EVERY = 200
 
-/** A class oidc-provider instantiates once per model name, writing to `database`. */
-export function modelAdapterClass(database: Database): new (model: string) => ModelAdapter {
+type AdapterClass = new (model: string) => ModelAdapter
+
+/**
+ * A class oidc-provider instantiates once per model name, writing to `database`. What the
+ * database throws goes through `failure` first (the authorization server turns an outage into
+ * an error the library answers 503 `temporarily_unavailable`, not 500 `server_error`).
+ */
+export function modelAdapterClass(database: Database, failure?: (err: unknown) => unknown): AdapterClass {
+  const Sql = sqlAdapterClass(database)
+  if (!failure) return Sql
+  const fail = (err: unknown): never => { throw failure(err) }
+  return class TranslatingModelAdapter implements ModelAdapter {
+    private readonly inner: ModelAdapter
+    constructor(model: string) { this.inner = new Sql(model) }
+    upsert(id: string, payload: Payload, expiresIn?: number) { return this.inner.upsert(id, payload, expiresIn).catch(fail) }
+    find(id: string) { return this.inner.find(id).catch(fail) }
+    findByUid(uid: string) { return this.inner.findByUid(uid).catch(fail) }
+    findByUserCode(userCode: string) { return this.inner.findByUserCode(userCode).catch(fail) }
+    consume(id: string) { return this.inner.consume(id).catch(fail) }
+    destroy(id: string) { return this.inner.destroy(id).catch(fail) }
+    revokeByGrantId(grantId: string) { return this.inner.revokeByGrantId(grantId).catch(fail) }
+  }
+}
+
+function sqlAdapterClass(database: Database): AdapterClass {
   let writes = 0
   const db = database.db
   return class SqlModelAdapter implements ModelAdapter {

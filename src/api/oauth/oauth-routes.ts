@@ -9,6 +9,8 @@ import type { ServerResponse } from 'node:http'
 import { OAUTH_PATH } from '../../kernel/settings.js'
 import type { Services } from '../../operations/services.js'
 import { PRM_PATH, protectedResources, resourceMetadata } from './protected-resources.js'
+import { storeErrors } from '../error-handler.js'
+import { RETRY_AFTER_SECONDS, UNAVAILABLE_DESCRIPTION } from '../../oauth/authorization-server.js'
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'OPTIONS', 'HEAD'] as const
 /** Where the library publishes its metadata, under the issuer. */
@@ -26,6 +28,7 @@ export async function oauthRoutes(app: FastifyInstance, services: Services): Pro
   const { settings, oauth } = services
   if (!settings.oauthEnabled) return
   const resources = protectedResources(settings)
+  const store = storeErrors(services.database)
 
   /** Hands the request to the library as `path` (relative to the issuer); Fastify answers nothing itself. */
   const handOver = (path: (request: FastifyRequest) => string) => async (request: FastifyRequest, reply: FastifyReply) => {
@@ -36,6 +39,12 @@ export async function oauthRoutes(app: FastifyInstance, services: Services): Pro
     try {
       await oauth.handle(request.raw, res, path(request))
     } catch (err) {
+      // The server starts at its first request, reading (on a fresh site, writing) its keys: a
+      // database away then is a wait, as everywhere else, and the next request starts it again.
+      if (store.isUnavailable(err)) {
+        if (!res.headersSent) res.writeHead(503, { 'content-type': 'application/json', 'retry-after': String(RETRY_AFTER_SECONDS) }).end(JSON.stringify({ error: 'temporarily_unavailable', error_description: UNAVAILABLE_DESCRIPTION }))
+        return reply
+      }
       request.log.error({ err: { message: (err as Error).message, name: (err as Error).name }, requestId: request.id }, 'authorization server request failed')
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' }).end('{"error":"server_error","error_description":"unexpected failure"}')
     }
