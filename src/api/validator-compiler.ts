@@ -51,16 +51,66 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   }
   return (route) => {
     let validate: AjvValidate | undefined
+    const numbers = route.httpPart === 'body' ? undefined : numericMembers(route.schema)
     const lazy: AjvValidate = (data, context) => {
+      // Ajv's coercion reads text as JavaScript does (`0x10`, `1e2`, ` 10`, `Infinity`): a
+      // number in a query or path must be written as one, in decimal, before Ajv sees it.
+      // The other members are still checked, so the answer names every bad one.
+      const loose = numbers && looseNumbers(data, numbers)
       validate ??= compiledFor(route)
       const answer = validate(data, context)
       // Fastify reads the errors from the function it was given, after each call.
       lazy.errors = validate.errors
-      return answer
+      if (!loose) return answer
+      const others = ((validate.errors ?? []) as AjvError[]).filter((e) => !loose.some((l) => e.instancePath === l.instancePath))
+      lazy.errors = [...loose, ...others]
+      return false
     }
     // Fastify passes the parent object only to a validator with `schemaEnv` (Ajv's), so that
     // coercion can replace a root value (a query string's); every validator here is Ajv's.
     lazy.schemaEnv = true
     return lazy as Validate
   }
+}
+
+type NumberKind = 'integer' | 'number'
+
+/** The top-level members of a text part (query, path, headers) declared as numbers. */
+function numericMembers(schema: unknown): ReadonlyMap<string, NumberKind> | undefined {
+  const properties = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties
+  const out = new Map<string, NumberKind>()
+  for (const [name, member] of Object.entries(properties ?? {})) {
+    if (member.type === 'integer' || member.type === 'number') out.set(name, member.type)
+  }
+  return out.size > 0 ? out : undefined
+}
+
+const DECIMAL: Record<NumberKind, RegExp> = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ }
+
+/**
+ * Ajv-shaped errors for the numeric members whose text is not a plain decimal (or, for an
+ * integer, not one JavaScript holds exactly), so the 400 names each of them as Ajv's would.
+ */
+function looseNumbers(data: unknown, numbers: ReadonlyMap<string, NumberKind>): AjvError[] | undefined {
+  if (data === null || typeof data !== 'object') return undefined
+  let errors: AjvError[] | undefined
+  for (const [name, kind] of numbers) {
+    const text = (data as Record<string, unknown>)[name]
+    if (typeof text !== 'string') continue
+    const exact = DECIMAL[kind].test(text)
+    if (exact && (kind === 'number' || Number.isSafeInteger(Number(text)))) continue
+    const error: AjvError = exact
+      ? { instancePath: `/${name}`, schemaPath: `#/properties/${name}/maximum`, keyword: 'maximum', params: { limit: Number.MAX_SAFE_INTEGER }, message: `must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}` }
+      : { instancePath: `/${name}`, schemaPath: `#/properties/${name}/type`, keyword: 'type', params: { type: kind }, message: `must be ${kind}` }
+    ;(errors ??= []).push(error)
+  }
+  return errors
+}
+
+interface AjvError {
+  instancePath: string
+  schemaPath: string
+  keyword: string
+  params: Record<string, unknown>
+  message: string
 }

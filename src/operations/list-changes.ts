@@ -38,6 +38,8 @@ function parseTypes(ctx: ReadContext, text: string): string[] {
   const types = [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]
   const unknown = types.filter((t) => !valid.includes(t))
   if (unknown.length > 0) throw invalid('types', `unknown type ${unknown.join(', ')}; must be one of: ${valid.join(', ')}`)
+  // Blank (`types=,`): a cursor keeping no type would answer empty pages for ever.
+  if (types.length === 0) throw invalid('types', `names no type; must be one or more of: ${valid.join(', ')}`)
   return types
 }
 

@@ -14,9 +14,15 @@ export const ORDER_TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
   refunded: [],
 }
 
-/** A 409 naming the current and requested status when `to` may not follow `from`; null when it may. */
-export function orderTransitionConflict(id: unknown, from: string, to: string): ApiError | null {
+/** Why `to` may not follow `from` (`completed cannot become shipped; …`), or null when it may. */
+export function orderTransitionProblem(from: string, to: string): string | null {
   if (from === to || (ORDER_TRANSITIONS[from] ?? []).includes(to)) return null
   const allowed = ORDER_TRANSITIONS[from] ?? []
-  return new ApiError('CONFLICT', `Order ${String(id)} is ${from} and cannot become ${to}; from ${from} it can become ${allowed.length > 0 ? allowed.join(', ') : 'nothing (final)'}`)
+  return `${from} cannot become ${to}; from ${from} it can become ${allowed.length > 0 ? allowed.join(', ') : 'nothing (final)'}`
+}
+
+/** A 409 naming the current and requested status when `to` may not follow `from`; null when it may. */
+export function orderTransitionConflict(id: unknown, from: string, to: string): ApiError | null {
+  const problem = orderTransitionProblem(from, to)
+  return problem === null ? null : new ApiError('CONFLICT', `Order ${String(id)} is ${problem}`)
 }

@@ -24,7 +24,7 @@ const HOSTILE = [
   "' OR 1=1 --", '"; DROP TABLE entries; --', '../../etc/passwd', '<script>alert(1)</script>', '${jndi:ldap://x}',
   '~', '*', '**', '\\', '\\,', ':', '::', ',,,', 'a:b:c', 'title:', ':value', 'variants.sku:~%', 'fields.a.b.c.d:1',
   '__proto__:1', 'constructor.prototype:1', 'id:1,id:2', 'title:~_', 'x'.repeat(5000), '😀', '\u202e', 'é', 'ÿ'.repeat(300),
-  '2020-13-45T25:61:61Z', '2024-01-01T00:00:00Z', '2024-01-01', 'all', 'live', '-title', 'title', 'updatedAt',
+  'Infinity', '-Infinity', '1e400', '0x10', ' 10', '1e2', '2020-13-45T25:61:61Z', '2024-01-01T00:00:00Z', '2024-01-01', 'all', 'live', '-title', 'title', 'updatedAt',
   'eyJ9.abc', 'eyJrIjoxfQ.AAAAAAAAAAAAAAAAAAAAAA', 'a.b', '.', '..', 'id,title,', ',id', 'variants.sku.x', 'fields.__proto__',
 ]
 const PARAMS = [
