@@ -128,11 +128,15 @@ function rateLimited(resetSeconds: number, limit: number): ApiError {
   })
 }
 
+const FULL_READ = { mode: 'full' } as const
+
 /** Builds the JSON text of the success envelope without re-serialising ready documents. */
 export function envelopeText(result: RouteResult | RawRouteResult, requestId: string): string {
   let tail = ''
   if (result.pagination) tail += ',"pagination":' + JSON.stringify(result.pagination)
-  if (result.meta) tail += ',"meta":' + JSON.stringify(result.meta)
+  // Every list says how it was read (DESIGN §4); one that reads no other way says `full`.
+  const meta = result.meta ?? (result.pagination ? FULL_READ : undefined)
+  if (meta) tail += ',"meta":' + JSON.stringify(meta)
   tail += ',"requestId":' + JSON.stringify(requestId) + '}'
   if ('rawItems' in result && result.rawItems) return wrapItems('{"ok":true,"data":', result.rawItems, tail)
   return '{"ok":true,"data":' + ('rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)) + tail

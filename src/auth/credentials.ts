@@ -115,10 +115,12 @@ export class CredentialService {
         lastUsedAt: null, firstUsedAt: null,
       }))
     }
+    // Checked with or without the token: a typo must not wait to surface until one is set.
+    const tokenScopes = settings.tokenScopes ? knownScopes('PLUGIN_GATEHOUSE_TOKEN_SCOPES', '', settings.tokenScopes, opts.scopes) : readScopes
     if (settings.apiToken) {
       this.configured.set(digestToken(settings.apiToken), resolve({
         id: 'default', label: 'Legacy default token', source: 'legacy', tokenHint: tokenHint(settings.apiToken),
-        scopes: settings.tokenScopes ? knownScopes('PLUGIN_GATEHOUSE_TOKEN_SCOPES', '', settings.tokenScopes, opts.scopes) : readScopes, ipAllowlist: [], webhookInterests: [], boundaries: null,
+        scopes: tokenScopes, ipAllowlist: [], webhookInterests: [], boundaries: null,
         status: 'active', expiresAt: null, createdAt: null, rotatedAt: null, lastUsedAt: null, firstUsedAt: null,
       }))
     }
@@ -378,7 +380,8 @@ function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog,
 /** Parses `30d`, `12h`, `90m` into an ISO expiry from now. */
 export function expiryFromDuration(text: string, now = Date.now()): string {
   const m = /^(\d+)([dhm])$/.exec(text.trim())
-  if (!m) throw invalid('expiresIn', 'expected a duration like 30d, 12h or 90m')
+  // Zero would make a credential expired before its first use.
+  if (!m || Number(m[1]) === 0) throw invalid('expiresIn', 'expected a duration like 30d, 12h or 90m')
   const unit = m[2] === 'd' ? 86_400_000 : m[2] === 'h' ? 3_600_000 : 60_000
   return new Date(now + Number(m[1]) * unit).toISOString()
 }

@@ -11,7 +11,7 @@ import { installErrorHandler, storeErrors } from '../api/error-handler.js'
 import { clientErrorHandler, frameworkErrors, newRequestId } from '../api/framework-errors.js'
 import { ApiError } from '../kernel/errors.js'
 import { machineApi, makeAuthenticator, type MachineApiOptions } from '../api/machine-api.js'
-import { BODY_LIMIT_BYTES, type MachineRoute } from '../kernel/machine-route.js'
+import { BODY_LIMIT_BYTES, MAX_PATH_PARAMETER, type MachineRoute } from '../kernel/machine-route.js'
 import { resourceRoutes } from '../api/resource-routes.js'
 import { changeRoutes } from '../api/change-routes.js'
 import { authRoutes } from '../api/auth-routes.js'
@@ -141,7 +141,10 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     },
     // `/gatehouse/v1/products/` is `/gatehouse/v1/products`, on every route (machine API, admin
     // API, panel): a trailing slash must not turn a GET into a 405 or a 404.
-    routerOptions: { ignoreTrailingSlash: true },
+    // A path parameter is checked by its route's schema (a 400 naming it, after authentication),
+    // not cut off by the router's own limit (100 characters by default: a valid 120-character
+    // redirect id was a 414 before any check).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PATH_PARAMETER },
   })
   // Bodies are validated as typed (no coercion); query strings keep their text spellings.
   app.setValidatorCompiler(validatorCompiler())
@@ -242,3 +245,4 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     },
   }
 }
+

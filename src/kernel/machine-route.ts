@@ -120,6 +120,8 @@ export const BASE_PATH = '/gatehouse/v1'
 
 /** Largest accepted request body (DESIGN §4: 413 above 1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024
+/** The longest path parameter the router passes to a route: its schema sets the real bound. */
+export const MAX_PATH_PARAMETER = 2048
 
 /**
  * The full path of a deprecated route's successor (`/gatehouse/v1/sync-state/lag`), written

@@ -72,7 +72,7 @@ export const incidentRules: readonly IncidentRule[] = [
     signal: 'server_errors_in_window',
     summary: 'Requests end in 5xx answers',
     thresholds: { warn: { count: 5, rate: 0.05 }, critical: { count: 20, rate: 0.25 } },
-    recommendedAction: 'Check /readiness (database reachable and migrated) and the server log for the requestIds of the failing requests; 503s mean the database cannot be reached.',
+    recommendedAction: 'Check /readiness (database reachable and migrated; providers available) and the server log for the requestIds of the failing requests; a 503 SERVICE_UNAVAILABLE means the database cannot be reached, a 503 PROVIDER_UNAVAILABLE that an external provider is down.',
     measure: (s) => ({ value: s.sums.server_errors, rate: ratio(s.sums.server_errors, s.sums.requests) }),
   },
   {

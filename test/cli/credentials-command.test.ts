@@ -97,6 +97,10 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   const duration = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', 'soon'], { env })
   assert.equal(duration.code, 1)
   assert.equal(duration.stderr, "gatehouse: option '--expires-in <duration>' argument 'soon' is invalid. expected a duration like 30d, 12h or 90m\n")
+  // Zero would make a credential that is expired before its first use.
+  const zero = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', '0d'], { env })
+  assert.equal(zero.code, 1)
+  assert.equal(zero.stderr, "gatehouse: option '--expires-in <duration>' argument '0d' is invalid. expected a duration like 30d, 12h or 90m\n")
 
   const unknown = await runCli(['credentials', 'pause', 'cred_nope'], { env })
   assert.equal(unknown.code, 1)

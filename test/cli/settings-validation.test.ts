@@ -32,6 +32,8 @@ test('PLUGIN_GATEHOUSE_TOKEN_SCOPES: * or an unknown scope stops start-up, namin
   await startsWith({ PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: '*' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "\*"; wildcards are not scopes/)
   await startsWith({ PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'products:read,products:write' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "products:write"/)
   await startsWith({ PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'orders:*' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /"orders:\*"/)
+  // Also without the token it is for: the typo surfaces now, not when a token is set.
+  await startsWith({ PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'bogus' }, 'PLUGIN_GATEHOUSE_TOKEN_SCOPES', /unknown scope "bogus"/)
   await startsWith({ PLUGIN_GATEHOUSE_API_CREDENTIALS: JSON.stringify([{ id: 'a', token: 'tok-a', scopes: ['*'] }]) }, 'PLUGIN_GATEHOUSE_API_CREDENTIALS', /entry 0: unknown scope "\*"/)
   const ok = await buildTestApp({ dialect: 'sqlite', env: { PLUGIN_GATEHOUSE_API_TOKEN: 'legacy-token', PLUGIN_GATEHOUSE_TOKEN_SCOPES: 'products:read orders:read_sensitive, consumers:read' } })
   t.after(() => ok.close())

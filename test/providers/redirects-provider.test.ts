@@ -185,3 +185,19 @@ test('scope, method, rate limit and metrics apply as to every machine route', as
   assert.equal(counted('plugins.redirects.redirects.list', 403), 1)
   assert.equal(counted('plugins.redirects.redirects.show', 403), 1)
 })
+
+// The router passed at most 100 characters to a path parameter: a valid 120-character id was a
+// 414 URI_TOO_LONG, before authentication. Now the route's schema bounds it (256), after it.
+test('ids up to the schema bound reach the route; past it, a 400 naming id, and no token is still a 401 first', async (t) => {
+  const long = 'r'.repeat(120)
+  const app = await redirectsApp(t, redirectsFile(t, [{ id: long, from: '/long', to: '/long2' }]))
+  const token = await app.issueToken([REDIRECTS_SCOPE])
+  const found = await app.get(`${REDIRECTS}/${long}`, token)
+  assert.equal(found.statusCode, 200, found.body)
+  assert.equal(found.json().data.id, long)
+  assert.equal((await app.get(`${REDIRECTS}/${'x'.repeat(200)}`, token)).statusCode, 404)
+  const tooLong = await app.get(`${REDIRECTS}/${'x'.repeat(300)}`, token)
+  assert.equal(tooLong.statusCode, 400, tooLong.body)
+  assert.equal(tooLong.json().error.details[0].param, 'id')
+  assert.equal((await app.get(`${REDIRECTS}/${'x'.repeat(300)}`)).statusCode, 401)
+})
