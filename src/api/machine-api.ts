@@ -206,6 +206,9 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       },
       handler: async (request, reply) => {
         const caller = request.caller as Caller
+        // A use is a call that passed every check (DESIGN §10 times the first successful one):
+        // a refusal for a missing scope or a bad parameter is none.
+        opts.credentials.noteUse(caller.credentialId)
         const run = () => route.handler({ request, reply, caller, query: request.query, body: request.body })
         const result = route.cacheable && opts.pageCache
           ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${(await opts.cacheVariant?.(caller)) ?? ''}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)

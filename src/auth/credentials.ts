@@ -161,7 +161,6 @@ export class CredentialService {
       // trusted): what an operator compares with the allowlist.
       throw new ApiError('FORBIDDEN', `Client address ${ip} is not in this credential's IP allowlist`)
     }
-    this.recordUse(r.id, now)
     return { credentialId: r.id, label: r.label, source: r.source, grantedScopes: r.scopes, scopes: resolved.scopes, boundaries: r.boundaries }
   }
 
@@ -175,8 +174,13 @@ export class CredentialService {
     return resolved
   }
 
-  /** Batches last-use stamps: one write per credential every few seconds, not per request. */
-  private recordUse(id: string, now: number): void {
+  /**
+   * A call the credential made that passed the surface's checks (authenticated, in scope, valid
+   * input): its last use, and its first (DESIGN §10, adoption: "time to first successful
+   * call"). Authentication alone is not a use: a call refused for a missing scope is none.
+   * Batched: one write per credential every few seconds, not per request.
+   */
+  noteUse(id: string, now = Date.now()): void {
     this.pendingUse.set(id, now)
     if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flushUsage().catch(() => {}) }, 5000)

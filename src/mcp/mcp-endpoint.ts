@@ -79,7 +79,9 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
       const origin = request.headers.origin
       if (origin !== undefined && origin !== allowedOrigin) throw new ApiError('FORBIDDEN', `Origin ${origin} is not allowed; calls from a browser must come from ${allowedOrigin}`)
       try {
-        await opts.authenticate(request, reply)
+        const caller = await opts.authenticate(request, reply)
+        // Each MCP request is a use; a tool's own refusals are answers inside it.
+        services.credentials.noteUse(caller.credentialId)
       } catch (err) {
         const known = toApiError(err, request, store)
         if (request.method !== 'POST' || known?.code !== 'SERVICE_UNAVAILABLE') throw err

@@ -121,3 +121,31 @@ test('adoption counts use and measures creation to first call (median and p90)',
     await app.close()
   }
 })
+
+// DESIGN §10 times the first *successful* call: a credential whose calls were all refused (a
+// missing scope, a bad parameter) has not been used; its first call that passes is.
+test('a call refused for a missing scope or a bad parameter is no use; the first call that passes is', async () => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  try {
+    const probe = await managed(app, 'probe', ['health:read', 'tags:read'])
+    const reader = await managed(app, 'reader', ['adoption:read', 'lifecycle:read'])
+    const record = async () => {
+      await app.services.credentials.flushUsage()
+      return app.services.credentials.get(probe.id)
+    }
+    assert.equal((await app.get('/gatehouse/v1/products', probe.token)).statusCode, 403)
+    assert.equal((await app.get('/gatehouse/v1/tags?limit=0', probe.token)).statusCode, 400)
+    assert.deepEqual([(await record()).firstUsedAt, (await record()).lastUsedAt], [null, null])
+    const metrics = (await app.get('/gatehouse/v1/adoption/metrics', reader.token)).json().data
+    assert.equal(metrics.neverUsed, 1, 'the probe; the reader is using it now')
+    const lifecycle = (await app.get('/gatehouse/v1/lifecycle', reader.token)).json().data
+    assert.equal(lifecycle.credentials.find((c: { credentialId: string }) => c.credentialId === probe.id).neverUsed, true)
+
+    assert.equal((await app.get('/gatehouse/v1/tags', probe.token)).statusCode, 200)
+    const used = await record()
+    assert.ok(used.firstUsedAt !== null && used.lastUsedAt !== null)
+    assert.equal((await app.get('/gatehouse/v1/adoption/metrics', reader.token)).json().data.neverUsed, 0)
+  } finally {
+    await app.close()
+  }
+})
