@@ -57,6 +57,8 @@ export function operatorCaller(scopes: ScopeCatalog): Caller {
 export interface CredentialChangeActor {
   readonly type: 'admin' | 'cli' | 'system'
   readonly id: string
+  /** The HTTP request that asked for the change, when one did (its audit record names it). */
+  readonly requestId?: string
 }
 
 export interface CredentialChange {

@@ -83,7 +83,7 @@ async function ensureDemoCredential(credentials: CredentialService, readScopes: 
     )
     return
   }
-  const { credential, token } = await credentials.create({ label: 'Demo token (all read scopes)', scopes: readScopes })
+  const { credential, token } = await credentials.create({ label: 'Demo token (all read scopes)', scopes: readScopes }, operator())
   await setMeta(db, CREDENTIAL_MARKER, credential.id)
   lines.push(
     `Machine token for ${credential.id}, every read scope (shown once; keep it now):`,

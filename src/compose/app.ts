@@ -166,6 +166,10 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
   const parseJson = app.getDefaultJsonParser('error', 'error')
   app.removeContentTypeParser('application/json')
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    // No route takes it (an unknown path, or a method the path does not have): the not-found
+    // handlers answer 401, 404 or 405 in the order of checks (DESIGN §4), not a 400 for a body
+    // nothing would read.
+    if (request.is404) return done(null, undefined)
     if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(bodyTooDeep(), undefined)
     return parseJson(request, body as string, done)
   })

@@ -8,6 +8,14 @@ import type { WebhookOperationHook } from '../webhooks/webhook-service.js'
 import type { JobAuditHook } from '../jobs/job-context.js'
 import type { OAuthAuditHook } from '../oauth/oauth-audit.js'
 import { appendAudit } from './audit-log.js'
+import type { Actor } from './actor.js'
+
+/** Who, as the audit log stores it: the request id is a column of its own, not part of the actor. */
+function actorOf<A extends { readonly type: string; readonly id: string }>(by: A): Actor
+function actorOf<A extends { readonly type: string; readonly id: string }>(by: A | undefined): Actor | undefined
+function actorOf<A extends { readonly type: string; readonly id: string }>(by: A | undefined): Actor | undefined {
+  return by === undefined ? undefined : { type: by.type, id: by.id } as Actor
+}
 
 /**
  * The credential service's change hook: every lifecycle change (admin API, panel, CLI) is
@@ -18,7 +26,7 @@ export const auditCredentialChange: CredentialChangeHook = async (tx, change) =>
   const c = change.credential
   await appendAudit(tx, {
     category: 'credential', action: change.action, outcome: 'success',
-    actor: change.by ?? { type: 'system', id: 'unattributed' }, requestId: null, entity: { type: 'credential', id: c.id },
+    actor: actorOf(change.by) ?? { type: 'system', id: 'unattributed' }, requestId: change.by?.requestId ?? null, entity: { type: 'credential', id: c.id },
     summary: `${change.action} credential ${c.id} (${c.label})`,
     metadata: { label: c.label, scopes: c.scopes, status: c.status, expiresAt: c.expiresAt, boundaries: c.boundaries, ...(change.changed ? { changed: change.changed } : {}) },
   })
@@ -28,7 +36,7 @@ export const auditCredentialChange: CredentialChangeHook = async (tx, change) =>
 export const auditAdminTokenChange: AdminTokenChangeHook = async (tx, change) => {
   const t = change.token
   await appendAudit(tx, {
-    category: 'credential', action: change.action, outcome: 'success', actor: change.by, requestId: null,
+    category: 'credential', action: change.action, outcome: 'success', actor: actorOf(change.by), requestId: change.by.requestId ?? null,
     entity: { type: 'admin_token', id: t.id },
     summary: `${change.action} admin token ${t.id} (${t.label})`,
     metadata: { label: t.label, status: t.status, tokenHint: t.tokenHint },
@@ -47,7 +55,7 @@ export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
     const a = op.attempt
     await appendAudit(tx, {
       category: 'webhook', action: 'probe', outcome: op.outcome === 'delivered' ? 'success' : op.outcome === 'failed' ? 'failure' : 'denied',
-      actor: op.by, requestId: null, entity: a ? { type: 'webhook_probe', id: a.probeId } : null,
+      actor: actorOf(op.by), requestId: op.by.requestId ?? null, entity: a ? { type: 'webhook_probe', id: a.probeId } : null,
       summary: a ? `Probe ${a.probeId} ${a.status}${a.statusCode !== null ? ` (HTTP ${a.statusCode})` : ''}` : 'Probe refused: one ran less than five minutes ago',
       metadata: a
         ? { result: op.outcome, probeId: a.probeId, statusCode: a.statusCode, error: a.error, durationMs: a.durationMs, targetHost: a.targetHost }
@@ -59,7 +67,7 @@ export const auditWebhookOperation: WebhookOperationHook = async (tx, op) => {
   const dlq = request.mode === 'single' || request.mode === 'all'
   const noun = dlq ? `dead letter${result.replayed === 1 ? '' : 's'}` : `deliver${result.replayed === 1 ? 'y' : 'ies'}`
   await appendAudit(tx, {
-    category: 'webhook', action: 'replay', outcome: 'success', actor: op.by, requestId: null,
+    category: 'webhook', action: 'replay', outcome: 'success', actor: actorOf(op.by), requestId: op.by.requestId ?? null,
     entity: request.mode === 'single' ? { type: 'webhook_dead_letter', id: String(request.id) }
       : request.mode === 'delivery' ? { type: 'webhook_delivery', id: String(request.id) } : null,
     summary: `Replayed ${result.replayed} ${noun} (${request.mode})`,

@@ -9,6 +9,8 @@ export interface JobActor {
   /** `credential`: a machine client; `admin`: the admin token or a panel admin; `cli`: an operator; `system`: timers. */
   readonly type: 'credential' | 'admin' | 'cli' | 'system'
   readonly id: string
+  /** The HTTP request that asked, when one did (its audit record names it). */
+  readonly requestId?: string
 }
 
 export const LEASE_TIMER_ACTOR: JobActor = { type: 'system', id: 'gatehouse' }

@@ -77,7 +77,7 @@ export async function createWorkflow(ctx: JobContext, raw: unknown, actor: JobAc
       status: input.status ?? 'active', anchor_at: now, due_at: firstAtOrAfter(input.schedule, now), created_at: now, updated_at: now,
     }).execute()
     const w = await reread(tx, id)
-    await ctx.audit(tx, { action: 'workflow.create', outcome: 'success', actor, requestId: null, entity: { type: 'workflow', id }, summary: `Created workflow ${w.name} (${w.templateKey}, runs as ${w.credentialId})`, metadata: auditView(w) })
+    await ctx.audit(tx, { action: 'workflow.create', outcome: 'success', actor: { type: actor.type, id: actor.id }, requestId: actor.requestId ?? null, entity: { type: 'workflow', id }, summary: `Created workflow ${w.name} (${w.templateKey}, runs as ${w.credentialId})`, metadata: auditView(w) })
   })
   ctx.changed()
   return reread(ctx.database.db, id)
@@ -123,7 +123,7 @@ export async function deleteWorkflow(ctx: JobContext, id: string, actor: JobActo
     if (!w) throw notFound(`No workflow with id ${id}`)
     await tx.deleteFrom('workflow_runs').where('workflow_id', '=', id).execute()
     await tx.deleteFrom('workflows').where('id', '=', id).execute()
-    await ctx.audit(tx, { action: 'workflow.delete', outcome: 'success', actor, requestId: null, entity: { type: 'workflow', id }, summary: `Deleted workflow ${w.name}`, metadata: auditView(w) })
+    await ctx.audit(tx, { action: 'workflow.delete', outcome: 'success', actor: { type: actor.type, id: actor.id }, requestId: actor.requestId ?? null, entity: { type: 'workflow', id }, summary: `Deleted workflow ${w.name}`, metadata: auditView(w) })
   })
   ctx.changed()
 }
@@ -139,7 +139,7 @@ async function change(ctx: JobContext, id: string, actor: JobActor, action: stri
     await tx.updateTable('workflows').set(set).where('id', '=', id).execute()
     const after = await reread(tx, id)
     const verb = action.slice('workflow.'.length)
-    await ctx.audit(tx, { action, outcome: 'success', actor, requestId: null, entity: { type: 'workflow', id }, summary: `${verb[0].toUpperCase()}${verb.slice(1)}d workflow ${after.name}`, metadata: { ...auditView(after), changed } })
+    await ctx.audit(tx, { action, outcome: 'success', actor: { type: actor.type, id: actor.id }, requestId: actor.requestId ?? null, entity: { type: 'workflow', id }, summary: `${verb[0].toUpperCase()}${verb.slice(1)}d workflow ${after.name}`, metadata: { ...auditView(after), changed } })
   })
   ctx.changed()
   return reread(ctx.database.db, id)

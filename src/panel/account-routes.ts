@@ -17,7 +17,7 @@ import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, conf
 const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resume: 'active', revoke: 'revoked' }
 
 /** The signed-in admin, recorded in the audit log as the admin API records it. */
-const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: sessionOf(request).username })
+const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: sessionOf(request).username, requestId: request.id })
 
 export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { credentials, settings, providers, resources } = ctx.services

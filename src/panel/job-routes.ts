@@ -15,7 +15,7 @@ import { fieldErrors } from './field-errors.js'
 import { jobWords, templateProblem } from './job-form.js'
 import { emptyJobForm, jobDetailView, jobFormView, jobsListView, type JobFormValues } from './views/job-views.js'
 
-const admin = (request: FastifyRequest): JobActor => ({ type: 'admin', id: sessionOf(request).username })
+const admin = (request: FastifyRequest): JobActor => ({ type: 'admin', id: sessionOf(request).username, requestId: request.id })
 
 function readJobForm(form: URLSearchParams, axes: readonly BoundaryAxis[]): JobFormValues {
   const text = (name: string) => (form.get(name) ?? '').trim()

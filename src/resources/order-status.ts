@@ -14,15 +14,13 @@ export const ORDER_TRANSITIONS: Readonly<Record<string, readonly string[]>> = {
   refunded: [],
 }
 
-/** Why `to` may not follow `from` (`completed cannot become shipped; …`), or null when it may. */
-export function orderTransitionProblem(from: string, to: string): string | null {
+/**
+ * A 409 naming the current and requested status when `to` may not follow `from`; null when it
+ * may. `param`: the request member that asked for `to`, named in the error's details.
+ */
+export function orderTransitionConflict(id: unknown, from: string, to: string, param?: string): ApiError | null {
   if (from === to || (ORDER_TRANSITIONS[from] ?? []).includes(to)) return null
   const allowed = ORDER_TRANSITIONS[from] ?? []
-  return `${from} cannot become ${to}; from ${from} it can become ${allowed.length > 0 ? allowed.join(', ') : 'nothing (final)'}`
-}
-
-/** A 409 naming the current and requested status when `to` may not follow `from`; null when it may. */
-export function orderTransitionConflict(id: unknown, from: string, to: string): ApiError | null {
-  const problem = orderTransitionProblem(from, to)
-  return problem === null ? null : new ApiError('CONFLICT', `Order ${String(id)} is ${problem}`)
+  const refusal = `cannot become ${to}; from ${from} it can become ${allowed.length > 0 ? allowed.join(', ') : 'nothing (final)'}`
+  return new ApiError('CONFLICT', `Order ${String(id)} is ${from} and ${refusal}`, param === undefined ? undefined : [{ param, problem: `${from} ${refusal}` }])
 }

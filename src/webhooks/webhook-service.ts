@@ -25,6 +25,8 @@ import type { ReplayRequest } from './dlq-schemas.js'
 export interface WebhookActor {
   readonly type: 'admin' | 'cli' | 'credential'
   readonly id: string
+  /** The HTTP request that asked, when one did (its audit record names it). */
+  readonly requestId?: string
 }
 
 export type WebhookOperation =

@@ -1,10 +1,11 @@
 // Every status Gatehouse answers carries the error envelope, also the ones Fastify and Node
-// would write on their own: a path parameter over the router's limit (414), a URL that does
+// would write on their own: a path parameter over the router's limit (414; MAX_PATH_PARAMETER), a URL that does
 // not decode (400), request headers over 16 KiB (431), a request that is not HTTP (400), and
 // a request arriving while the server closes (503). A real port: some of these are raised by
 // the HTTP parser before any request object exists.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { MAX_PATH_PARAMETER } from '../../src/kernel/machine-route.js'
 import { connect } from 'node:net'
 import type { AddressInfo } from 'node:net'
 import { REDIRECTS, REDIRECTS_SCOPE, redirectsApp, redirectsFile } from '../providers/helpers/provider-app.js'
@@ -60,11 +61,11 @@ test('414, 400 and 431 from the router and the HTTP parser come in the error env
   await app.app.listen({ port: 0, host: '127.0.0.1' })
   const { port } = app.app.server.address() as AddressInfo
 
-  const long = await fetch(`http://127.0.0.1:${port}${REDIRECTS}/${'x'.repeat(101)}`, { headers: { authorization: `Bearer ${token}` } })
+  const long = await fetch(`http://127.0.0.1:${port}${REDIRECTS}/${'x'.repeat(MAX_PATH_PARAMETER + 1)}`, { headers: { authorization: `Bearer ${token}` } })
   assertEnvelope({ status: long.status, headers: Object.fromEntries(long.headers), body: await long.text() }, 414, 'URI_TOO_LONG')
-  // Exactly at the limit is an ordinary unknown id.
-  const atLimit = await fetch(`http://127.0.0.1:${port}${REDIRECTS}/${'x'.repeat(100)}`, { headers: { authorization: `Bearer ${token}` } })
-  assert.equal(atLimit.status, 404)
+  // At the router's limit, the route's schema answers (the id's bound is 256).
+  const atLimit = await fetch(`http://127.0.0.1:${port}${REDIRECTS}/${'x'.repeat(MAX_PATH_PARAMETER)}`, { headers: { authorization: `Bearer ${token}` } })
+  assert.equal(atLimit.status, 400)
 
   const badUrl = answers(await raw(port, `GET ${REDIRECTS}/%E0%A4%A HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`))
   assertEnvelope(badUrl[0], 400, 'INVALID_REQUEST')

@@ -4,12 +4,13 @@ import assert from 'node:assert/strict'
 import { jsonItems, wrapItems } from '../../src/kernel/json-result.js'
 import { envelopeText } from '../../src/api/machine-api.js'
 
+// A list without a meta of its own says it was read whole (DESIGN §4: lists carry meta.mode).
 test('items are wrapped in one join, for no, one and several items', () => {
   for (const items of [[], ['{"a":1}'], ['{"a":1}', '2', '"three"']]) {
     assert.equal(wrapItems('{"data":', items, '}'), `{"data":[${items.join(',')}]}`)
     const page = jsonItems(items, { pagination: { hasMore: false, nextCursor: null } })
     assert.equal(page.rawData, `[${items.join(',')}]`)
-    assert.deepEqual(JSON.parse(envelopeText(page, 'req_1')), { ok: true, data: items.map((i) => JSON.parse(i)), pagination: { hasMore: false, nextCursor: null }, requestId: 'req_1' })
+    assert.deepEqual(JSON.parse(envelopeText(page, 'req_1')), { ok: true, data: items.map((i) => JSON.parse(i)), pagination: { hasMore: false, nextCursor: null }, meta: { mode: 'full' }, requestId: 'req_1' })
   }
 })
 

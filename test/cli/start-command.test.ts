@@ -121,6 +121,9 @@ test('start serves demo data and prints a working token and admin login once', a
   const database = target.open()
   t.after(() => database.close())
   assert.ok(await verifyAdminLogin(database.db, 'admin', password))
+  // Both secrets it made are audited as the operator's, like the same commands run by hand.
+  const created = await database.db.selectFrom('control_audit').select(['actor_type', 'entity_type']).where('category', '=', 'credential').where('action', '=', 'create').execute()
+  assert.deepEqual(created.map((r) => `${r.entity_type} by ${r.actor_type}`).sort(), ['admin_token by cli', 'credential by cli'])
 
   // A restart prints no new secrets, says how to get new ones, and keeps the data.
   const second = await start(env)

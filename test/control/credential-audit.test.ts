@@ -17,22 +17,32 @@ test('admin API and CLI credential lifecycle calls are audited with their actor,
   assert.equal(created.statusCode, 201, created.body)
   const { id, token } = created.json().data
   const rotated = await adminCall('POST', `/credentials/${id}/rotate`)
-  for (const step of ['pause', 'resume', 'revoke']) assert.equal((await adminCall('POST', `/credentials/${id}/${step}`)).statusCode, 200)
-  assert.equal((await adminCall('DELETE', `/credentials/${id}`)).statusCode, 204)
+  const requestIds = [created.headers['x-request-id'], rotated.headers['x-request-id']]
+  for (const step of ['pause', 'resume', 'revoke']) {
+    const res = await adminCall('POST', `/credentials/${id}/${step}`)
+    assert.equal(res.statusCode, 200)
+    requestIds.push(res.headers['x-request-id'])
+  }
+  const deleted = await adminCall('DELETE', `/credentials/${id}`)
+  assert.equal(deleted.statusCode, 204)
+  requestIds.push(deleted.headers['x-request-id'])
 
   const cli = await runCli(['credentials', 'create', '--label', 'From CLI', '--scopes', 'orders:read', '--json'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: app.database.url } })
   assert.equal(cli.code, 0, cli.stderr)
   const cliId = JSON.parse(cli.stdout).credential.id
 
   const res = await app.get(`${CONTROL}/audit?category=credential&limit=200`, await app.token(['control:audit:read']))
-  const records = res.json().data as { action: string; actor: { type: string; id: string }; entity: { id: string }; metadata: Record<string, unknown> }[]
+  const records = res.json().data as { action: string; actor: { type: string; id: string }; requestId: string | null; entity: { id: string }; metadata: Record<string, unknown> }[]
   const forId = records.filter((r) => r.entity.id === id)
   assert.deepEqual(forId.map((r) => r.action), ['create', 'rotate', 'pause', 'resume', 'revoke', 'delete'])
+  // Each names the HTTP request that made it, as the server log does.
+  assert.deepEqual(forId.map((r) => r.requestId), requestIds)
   for (const r of forId) assert.deepEqual(r.actor, { type: 'admin', id: 'admin-token' })
   assert.deepEqual(forId[0].metadata, { label: 'Sync bot', scopes: ['products:read'], status: 'active', expiresAt: null, boundaries: { productIds: [1] } })
   assert.equal(forId[4].metadata.status, 'revoked')
   const fromCli = records.find((r) => r.entity.id === cliId)
   assert.equal(fromCli?.actor.type, 'cli')
+  assert.equal(fromCli?.requestId, null, 'no HTTP request made it')
   assert.ok(fromCli?.actor.id, 'names the operator')
   // Tests issue tokens through the service directly: those changes say nobody is attributed.
   assert.ok(records.some((r) => r.actor.type === 'system' && r.actor.id === 'unattributed'))

@@ -67,4 +67,6 @@ test('with the control plane on, job records are listed under category=job', asy
   const res = await app.get('/gatehouse/v1/control/audit?category=job', await app.issueToken(['control:audit:read']))
   assert.equal(res.statusCode, 200, res.body)
   assert.deepEqual(res.json().data.map((r: { action: string }) => r.action), ['workflow.create', 'run.started'])
+  // Both came over HTTP (the admin API, the machine API): each record names its request.
+  assert.ok(res.json().data.every((r: { requestId: string | null }) => r.requestId?.startsWith('req_')), res.body)
 })

@@ -61,6 +61,8 @@ for (const dialect of await testDialects()) {
     const simulated = await app.post(`${CONTROL}/policy-simulate`, { actionType: 'order.setStatus', payload }, agent)
     assert.equal(simulated.statusCode, 409)
     assert.equal(simulated.json().error.message, `Order ${orderId} is processing and cannot become cart; from processing it can become pending, shipped, completed, cancelled, refunded`)
+    // The member that asked for it is named, as a 400 names a bad one.
+    assert.deepEqual(simulated.json().error.details, [{ param: 'payload.status', problem: 'processing cannot become cart; from processing it can become pending, shipped, completed, cancelled, refunded' }])
     assert.equal((await app.request(agent, 'order.setStatus', payload)).statusCode, 409)
     const executed = await app.execute(agent, { actionType: 'order.setStatus', payload }, 'k-back')
     assert.equal(executed.statusCode, 409)

@@ -54,9 +54,11 @@ for (const dialect of await testDialects()) {
       // Replays: one by a machine credential, all by the admin, one by the CLI; an unknown id is not audited.
       const replayer = await app.issueToken(['webhooks:dlq:replay'])
       const credentialId = (await app.services.credentials.list()).find((c) => c.source === 'managed')?.id
-      assert.equal((await app.post('/gatehouse/v1/webhooks/dlq/replay', { id: id1 }, replayer)).statusCode, 200)
+      const one = await app.post('/gatehouse/v1/webhooks/dlq/replay', { id: id1 }, replayer)
+      assert.equal(one.statusCode, 200)
       assert.equal((await app.post('/gatehouse/v1/webhooks/dlq/replay', { id: 999_999 }, replayer)).statusCode, 404)
-      const all = (await admin('POST', '/webhooks/dlq/replay', { mode: 'all' })).json().data
+      const allAnswer = await admin('POST', '/webhooks/dlq/replay', { mode: 'all' })
+      const all = allAnswer.json().data
       assert.deepEqual(all, { replayed: 2, mode: 'all', ids: [id2, id3] })
       const cli = await runCli(['webhooks', 'dlq', 'replay', '--all', '--json'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: cliUrl(app) } })
       assert.equal(cli.code, 0, cli.stderr)
@@ -82,6 +84,9 @@ for (const dialect of await testDialects()) {
       assert.deepEqual(rOne.metadata, { mode: 'single', id: id1, replayed: 1, ids: [id1] })
       assert.equal(rAll.entity, null)
       assert.deepEqual(rAll.metadata, { mode: 'all', limit: 1000, replayed: 2, ids: [id2, id3] })
+      // Each names the HTTP request that asked (a CLI run made none).
+      assert.deepEqual([rOne.requestId, rAll.requestId, rCli.requestId], [one.json().requestId, allAnswer.json().requestId, null])
+      assert.ok(pFailed.requestId?.startsWith('req_'))
       assert.equal(rCli.actor.type, 'cli')
       assert.ok(rCli.actor.id, 'names the operator')
       assert.equal(rCli.metadata.mode, 'all')

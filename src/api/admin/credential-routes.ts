@@ -62,7 +62,7 @@ function credentialInput(schema: TObject, body: unknown): Partial<CreateCredenti
 }
 
 /** The admin behind a request, for the audit log. */
-const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: request.admin?.id ?? 'admin' })
+const by = (request: FastifyRequest): CredentialChangeActor => ({ type: 'admin', id: request.admin?.id ?? 'admin', requestId: request.id })
 
 export const credentialRoutes: AdminRoutes = (admin, { services }) => {
   const { credentials } = services

@@ -31,7 +31,7 @@ export function workflowId(params: unknown): string {
   return id
 }
 
-const adminActor = (request: FastifyRequest): JobActor => ({ type: 'admin', id: request.admin?.id ?? 'admin' })
+const adminActor = (request: FastifyRequest): JobActor => ({ type: 'admin', id: request.admin?.id ?? 'admin', requestId: request.id })
 
 /** A keyset cursor bound to the query it belongs to. */
 function keyset(cursors: CursorCodec, filters: Record<string, unknown>, cursor: string | undefined) {

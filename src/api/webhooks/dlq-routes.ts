@@ -29,10 +29,10 @@ export function dlqRoutes(services: Services): MachineRoute[] {
     summary: 'Replay one dead-letter item by id, or all failed items with mode=all',
     scope: 'webhooks:dlq:replay', body: ReplayBody, data: ReplayResultData,
     errors: ['INVALID_REQUEST', 'NOT_FOUND'],
-    handler: async ({ body, caller }) => {
+    handler: async ({ body, caller, request }) => {
       await refuseWhileBounded(services.jobs, caller.credentialId, '/webhooks/dlq/replay')
       // Audited with the credential that asked.
-      return { data: await services.webhooks.replay(replayRequest(body), { type: 'credential', id: caller.credentialId }) }
+      return { data: await services.webhooks.replay(replayRequest(body), { type: 'credential', id: caller.credentialId, requestId: request.id }) }
     },
   }]
 }

@@ -21,7 +21,7 @@ export function triggeredBy(request: FastifyRequest): string {
 }
 
 /** Who the audit log names for an admin's probe or replay: the admin token or the signed-in admin. */
-export const adminActor = (request: FastifyRequest): WebhookActor => ({ type: 'admin', id: request.admin?.id ?? 'admin' })
+export const adminActor = (request: FastifyRequest): WebhookActor => ({ type: 'admin', id: request.admin?.id ?? 'admin', requestId: request.id })
 
 export const webhookAdminRoutes: AdminRoutes = (admin, { services }) => {
   const { database, webhooks } = services

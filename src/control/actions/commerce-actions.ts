@@ -9,7 +9,7 @@ import { defineAction, maxLimit, type LimitResult, type Resolved } from './contr
 import { round2 } from '../../kernel/numbers.js'
 import { updateStep } from './record-steps.js'
 import { ORDER_STATUSES } from '../../resources/commerce.js'
-import { orderTransitionProblem } from '../../resources/order-status.js'
+import { orderTransitionConflict } from '../../resources/order-status.js'
 
 const Id = (description: string) => Type.Integer({ minimum: 1, description })
 
@@ -108,15 +108,15 @@ export const setOrderStatus = defineAction<SetStatus>({
   defaultRiskLevel: 'medium',
   boundary: null,
   reads: { family: 'orders', idParam: 'orderId' },
-  resolve: (p, read) => orderTarget(read, p.orderId),
-  // A status that may not follow the current one is a rule of the action, as the refundable
-  // amount is for refunds: execution is blocked with the reason (recorded under its key and
-  // audited), simulation says so, and an approval request is a 400 naming payload.status. The
-  // write checks it again inside the transaction (a 409 should the status change meanwhile).
-  limits(p, current) {
-    const problem = orderTransitionProblem((current?.status as string | undefined) ?? 'cart', p.status)
-    return [{ name: 'statusTransition', source: 'action', max: null, actual: null, ok: problem === null, param: 'payload.status', problem }]
+  // A status that may not follow the current one is a 409 before anything is evaluated or
+  // recorded (simulation, approval requests and execution alike); the write checks it again.
+  async resolve(p, read) {
+    const resolved = await orderTarget(read, p.orderId)
+    const conflict = orderTransitionConflict(p.orderId, (resolved.current?.status as string | undefined) ?? 'cart', p.status, 'payload.status')
+    if (conflict) throw conflict
+    return resolved
   },
+  limits: () => [],
   steps: [updateStep<SetStatus>('setStatus', 'orders', (c) => c.payload.orderId, (_o, c) => ({ status: c.payload.status }))],
   result(o) {
     const { id, previous, doc } = o.setStatus as { id: number; previous: Doc; doc: Doc }
