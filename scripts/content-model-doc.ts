@@ -46,7 +46,12 @@ const RULES: Readonly<Record<string, readonly string[]>> = {
       + Object.entries(ORDER_TRANSITIONS).map(([from, to]) => `\`${from}\` → ${to.length > 0 ? to.map((s) => `\`${s}\``).join(', ') : 'none (final)'}`).join('; ') + '.',
     '`isCompleted` and `dateOrdered` follow the status on every write: `isCompleted` is true for every status but `cart`; a cart has no `dateOrdered` (null); an order leaving `cart` without a `dateOrdered` gets the time of that write. Values given for them that disagree with the status are replaced.',
   ],
-  categories: ['A category cannot be its own parent.'],
+  categories: [
+    'A category cannot be its own parent, nor its own ancestor (a `parentId` below it is a 400 naming `parentId`).',
+    'A category with children keeps its `group` (a 400 naming `group`: move or detach the children first).',
+    'When a category moves, the `level` of each category below it follows in the same transaction, each with an `updated` change.',
+  ],
+  sections: ['A section\'s `handle` does not change while entries or drafts name it: a `409 CONFLICT` lists them, as deleting it would.'],
   'entry-drafts': ['Drafts are kept apart from published entries and are never served as entries; governed actions write them.'],
 }
 

@@ -32,3 +32,25 @@ export function bodyTooDeep(): ApiError {
     { param: '(body)', problem: `must not nest objects and arrays deeper than ${MAX_JSON_DEPTH} levels` },
   ])
 }
+
+/**
+ * The first number in a parsed body that JavaScript does not hold exactly (beyond ±2^53 − 1),
+ * by its dotted path: `stock: 1e308` was stored as it came and served as no integer, and
+ * `9007199254740993` became another number before anything could check it. Depth is bounded
+ * by MAX_JSON_DEPTH, checked first.
+ */
+export function inexactNumber(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'number') return Math.abs(value) > Number.MAX_SAFE_INTEGER ? path || '(body)' : undefined
+  if (value === null || typeof value !== 'object') return undefined
+  for (const [key, member] of Array.isArray(value) ? value.entries() : Object.entries(value)) {
+    const found = inexactNumber(member, path ? `${path}.${key}` : String(key))
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
+export function inexactNumberProblem(param: string): ApiError {
+  return new ApiError('INVALID_REQUEST', `Invalid body: ${param}`, [
+    { param, problem: `must be between -${Number.MAX_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER} (a number beyond that is not kept exactly)` },
+  ])
+}

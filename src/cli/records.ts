@@ -9,6 +9,7 @@ import { showRecord } from '../operations/show-record.js'
 import { listQuerySchema, readTextInput, showQuerySchema } from '../operations/record-inputs.js'
 import type { Services } from '../operations/services.js'
 import { withServices } from './context.js'
+import { ApiError } from '../kernel/errors.js'
 import { CliError } from './cli-error.js'
 import { printJson, printTable } from './output.js'
 
@@ -40,6 +41,12 @@ function checkKnown(raw: Record<string, string>, allowed: readonly string[], typ
   if (unknown.length > 0) throw new CliError(`${unknown.map(flagOf).join(', ')}: not an option of ${type}; valid: ${allowed.map(flagOf).join(', ')}`)
 }
 
+/** A refused parameter named as the user typed it (`invalid --fields: …`), as for every other flag. */
+function asFlagError(err: unknown): unknown {
+  if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST' || !err.details?.length) return err
+  return new CliError(err.details.map((d) => `invalid ${flagOf(d.param)}: ${d.problem}`).join('; '))
+}
+
 const summaryOf = (item: Record<string, unknown>) =>
   String(item.title ?? item.name ?? item.username ?? item.handle ?? item.sku ?? item.number ?? item.reference ?? item.filename ?? item.slug ?? '')
 
@@ -58,7 +65,7 @@ export function registerRecords(program: Command): void {
         const raw = optionValues(cmd.args.slice(1))
         checkKnown(raw, Object.keys(schema.properties), type)
         const input = readTextInput(schema, raw, flagOf)
-        const page = await listRecords(services, r, input, operatorCaller(services.scopes))
+        const page = await listRecords(services, r, input, operatorCaller(services.scopes)).catch((err: unknown) => { throw asFlagError(err) })
         const data = JSON.parse(page.rawData) as Record<string, unknown>[]
         if (opts.json) return printJson({ data, pagination: page.pagination, meta: page.meta })
         // `--fields` without updatedAt leaves it out of every item: no empty column for it.

@@ -38,7 +38,7 @@ import { PanelSessions } from '../panel/panel-sessions.js'
 import { controlPanel } from '../panel/panel-plugin.js'
 import { checkReadiness, databaseReady } from '../operations/readiness.js'
 import { validatorCompiler } from '../api/validator-compiler.js'
-import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.js'
+import { bodyTooDeep, inexactNumber, inexactNumberProblem, MAX_JSON_DEPTH, nestsDeeperThan } from '../api/json-body.js'
 import { providerRoutes } from '../api/providers/provider-routes.js'
 import type { ProviderTimings } from '../providers/provider-registry.js'
 import { REQUEST_ID } from '../kernel/request-id.js'
@@ -171,7 +171,11 @@ export async function buildApp(opts: BuildOptions): Promise<GatehouseApp> {
     // nothing would read.
     if (request.is404) return done(null, undefined)
     if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(bodyTooDeep(), undefined)
-    return parseJson(request, body as string, done)
+    return parseJson(request, body as string, (err, parsed) => {
+      if (err) return done(err, undefined)
+      const inexact = inexactNumber(parsed)
+      return inexact === undefined ? done(null, parsed) : done(inexactNumberProblem(inexact), undefined)
+    })
   })
 
   const ops = new Operations(services)

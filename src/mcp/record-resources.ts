@@ -24,7 +24,8 @@ export interface RecordTarget {
 export function parseRecordUri(services: Services, caller: Caller, uri: string): RecordTarget | string {
   const m = RECORD_URI.exec(uri)
   if (!m) return `Unknown resource: ${uri}; records are ${RECORDS_PREFIX}<family> and ${RECORDS_PREFIX}<family>/<id>`
-  const family = services.resources.served.find((r) => r.type === m[1])
+  // A family switched off by its flag is on no surface (its routes are 404, its tools absent).
+  const family = services.resources.enabled(services.settings).find((r) => r.type === m[1])
   if (!family) return `Unknown resource: ${uri}; no family ${m[1]} is served`
   if (!caller.scopes.has(family.scope as string)) return `Missing required scope: ${family.scope as string} (to read ${uri})`
   return m[2] === undefined ? { family } : { family, id: Number(m[2]) }
@@ -32,9 +33,9 @@ export function parseRecordUri(services: Services, caller: Caller, uri: string):
 
 export const recordUri = (type: string, id?: string | number) => `${RECORDS_PREFIX}${type}${id === undefined ? '' : `/${id}`}`
 
-/** One template per family the caller can read. */
+/** One template per family the caller can read, of those served now. */
 export function recordTemplates(services: Services, caller: Caller): ResourceTemplateType[] {
-  return services.resources.served.filter((r) => caller.scopes.has(r.scope as string)).map((r) => ({
+  return services.resources.enabled(services.settings).filter((r) => caller.scopes.has(r.scope as string)).map((r) => ({
     uriTemplate: `${RECORDS_PREFIX}${r.type}/{id}`,
     name: `${r.type}-record`,
     title: `One of ${r.type}`,

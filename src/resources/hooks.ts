@@ -8,9 +8,11 @@ export type Doc = Record<string, unknown>
 /** What a hook may do with the write transaction it runs in. */
 export interface RecordWriter {
   get(type: string, id: number): Promise<Doc | undefined>
-  /** Records of `type` whose indexed `property` equals `value`, ordered by id. */
+  /** Records of `type` whose `property` equals `value`, ordered by id (indexed columns compared directly, others in the document). */
   docsWhere(type: string, property: string, value: unknown): Promise<Doc[]>
   idsWhere(type: string, property: string, value: unknown): Promise<number[]>
+  /** Writes `patch` to a record through its family's hooks, as any update (a category's children follow its level). */
+  update(type: string, id: number, patch: Doc): Promise<Doc>
   /** Deletes a record; `skipHooks` leaves out its afterWrite (the caller cascades itself). */
   remove(type: string, id: number, opts?: { skipHooks?: boolean }): Promise<void>
   /** Runs `type`'s `rollup` for record `id` once, at the end of the transaction. */

@@ -177,7 +177,7 @@ export class StoreWriter implements RecordWriter {
 
   async idsWhere(type: string, property: string, value: unknown): Promise<number[]> {
     const r = this.resourceOrThrow(type)
-    const rows = await this.tx.selectFrom(r.table).select('id').where(columnName(property), '=', value).orderBy('id').execute()
+    const rows = await this.tx.selectFrom(r.table).select('id').where(this.propertyEquals(r, property, value)).orderBy('id').execute()
     return rows.map((x) => x.id as number)
   }
 
@@ -185,7 +185,7 @@ export class StoreWriter implements RecordWriter {
     const r = this.resourceOrThrow(type)
     const a = this.database.adapter
     const rows = await this.tx.selectFrom(r.table).select([a.docText('doc').as('doc'), a.docText('sensitive').as('sensitive')])
-      .where(columnName(property), '=', value).orderBy('id').execute()
+      .where(this.propertyEquals(r, property, value)).orderBy('id').execute()
     return rows.map((row) => ({ ...JSON.parse(row.doc as string), ...(row.sensitive ? JSON.parse(row.sensitive as string) : {}) }))
   }
 
@@ -253,6 +253,8 @@ export class StoreWriter implements RecordWriter {
     await this.checkReferences(r, patch as Doc)
     const next: Doc = { ...previous, ...(patch as Doc), id, uid: previous.uid, createdAt: previous.createdAt, updatedAt: isoOf(this.stamp()) }
     await this.derived(() => r.hooks?.beforeWrite?.(this, next, previous, { restore: opts.restore === true }))
+    // A key other records refer by (a section's handle) does not change under them.
+    await this.refuseIfReferenced(r, previous, next)
     await this.writeRow(r, next)
     this.record(r, next, 'updated')
     if (r.status !== undefined && previous.status !== next.status) await this.recordOwnedOf(r, id)
@@ -293,6 +295,7 @@ export class StoreWriter implements RecordWriter {
       docsWhere: (type, property, value) => this.docsWhere(type, property, value),
       idsWhere: (type, property, value) => this.idsWhere(type, property, value),
       remove: () => Promise.reject(new Error('a preview writes nothing')),
+      update: () => Promise.reject(new Error('a preview writes nothing')),
       markDirty: () => {},
     }
   }
@@ -404,21 +407,28 @@ export class StoreWriter implements RecordWriter {
    * leave them dangling. Owned children that go with their owner (a product's variants) are
    * removed by the owner's derivation before this check.
    */
-  private async refuseIfReferenced(target: Resource, previous: Doc): Promise<void> {
+  private async refuseIfReferenced(target: Resource, previous: Doc, next?: Doc): Promise<void> {
     const referrers: ErrorDetail[] = []
     for (const { other, prop, ref } of this.referrers.get(target.type) ?? []) {
-      const value = previous[ref.by ?? 'id']
+      const key = ref.by ?? 'id'
+      // On an update, only a key others refer by that changes (a section's handle) matters.
+      if (next !== undefined && previous[key] === next[key]) continue
+      const value = previous[key]
       if (value === undefined || value === null) continue
-      // Indexed columns are compared directly; other reference properties live only in the document.
-      const test = prop in other.columns ? sql<boolean>`${sql.ref(columnName(prop))} = ${value}` : this.database.adapter.textAtEquals('doc', [prop], value)
       const row = await this.tx.selectFrom(other.table).select((eb) => eb.fn.countAll().as('n'))
-        .where(test).executeTakeFirst()
+        .where(this.propertyEquals(other, prop, value)).executeTakeFirst()
       const n = Number(row?.n ?? 0)
       if (n > 0) referrers.push({ param: `${other.type}.${prop}`, problem: `${n} ${other.type} record${n === 1 ? '' : 's'} still refer to it` })
     }
     if (referrers.length > 0) {
-      throw new ApiError('CONFLICT', `${target.type} ${String(previous.id)} is still referenced; delete or change the referring records first`, referrers)
+      const what = next === undefined ? '' : ` by the ${[...new Set((this.referrers.get(target.type) ?? []).map((x) => x.ref.by ?? 'id'))].filter((k) => previous[k] !== next[k]).join(', ')} it had`
+      throw new ApiError('CONFLICT', `${target.type} ${String(previous.id)} is still referenced${what}; delete or change the referring records first`, referrers)
     }
+  }
+
+  /** `property = value`: indexed columns are compared directly; other properties live only in the document. */
+  private propertyEquals(r: Resource, property: string, value: unknown) {
+    return property in r.columns || property === 'id' ? sql<boolean>`${sql.ref(columnName(property))} = ${value}` : this.database.adapter.textAtEquals('doc', [property], value)
   }
 
   private async checkReferences(r: Resource, values: Doc): Promise<void> {

@@ -49,4 +49,18 @@ for (const dialect of await testDialects()) {
       assert.deepEqual(res.json().error.details, [{ param: 'limit', problem: 'must be integer' }])
     }
   })
+
+  test(`${dialect}: a number in a JSON body beyond what JavaScript holds exactly is a 400 naming its path (machine API and MCP)`, async (t) => {
+    const app = await buildTestApp({ dialect })
+    t.after(() => app.close())
+    const token = await app.issueToken(['products:read', 'syncstate:write'])
+    const post = (url: string, text: string, headers: Record<string, string> = {}) => app.app.inject({ method: 'POST', url, payload: text, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers } })
+    const checkpoint = await post('/gatehouse/v1/sync-state/checkpoint', '{"resourceType":"products","cursor":"x","meta":{"n":[1,1e308]}}')
+    assert.equal(checkpoint.statusCode, 400, checkpoint.body)
+    assert.equal(checkpoint.json().error.details[0].param, 'meta.n.1')
+    // MCP: get_products with an id that would have been rounded to another record's.
+    const mcp = await post('/gatehouse/mcp', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"id":9007199254740993}}}', { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' })
+    assert.equal(mcp.statusCode, 400, mcp.body)
+    assert.equal(mcp.json().error.details[0].param, 'params.arguments.id')
+  })
 }

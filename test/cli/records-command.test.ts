@@ -44,6 +44,8 @@ for (const dialect of await testDialects()) {
       [['records', 'list', 'products', '--sort', 'price'], /invalid --sort: must be one of: updatedAt, -updatedAt, createdAt, -createdAt, title, -title/],
       [['records', 'list', 'products', '--low-stock-threshold', 'x'], /invalid --low-stock-threshold/],
       [['records', 'list', 'products', '--bogus', '1'], /--bogus: not an option of products; valid: .*--filter/],
+      // Refused by the list itself (not by the parameters' schema): still the flag as typed.
+      [['records', 'list', 'products', '--fields', 'id,bogus'], /^gatehouse: invalid --fields: unknown field "bogus"/],
       [['records', 'list', 'widgets'], /unknown record type "widgets"; valid: products, /],
       [['records', 'show', 'products'], /give exactly one of --id, --slug/],
       [['records', 'show', 'products', '--id', '999999'], /No products record matches id=999999/],

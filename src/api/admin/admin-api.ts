@@ -9,7 +9,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, invalid } from '../../kernel/errors.js'
 import type { Services } from '../../operations/services.js'
 import { RouteTable, sendUnmatched } from '../route-table.js'
-import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan } from '../json-body.js'
+import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan, inexactNumber, inexactNumberProblem } from '../json-body.js'
 import { requestTextProblem } from '../request-text.js'
 import { makeAdminAuthenticator, type AdminSessionResolver } from './admin-auth.js'
 import { ADMIN_BASE_PATH, type AdminRouteContext, type AdminRoutes } from './admin-route.js'
@@ -62,11 +62,14 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
     admin.removeAllContentTypeParsers()
     admin.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
       if (nestsDeeperThan(body as string, MAX_JSON_DEPTH)) return done(bodyTooDeep(), undefined)
+      let parsed: unknown
       try {
-        done(null, (body as string).length === 0 ? undefined : JSON.parse(body as string))
+        parsed = (body as string).length === 0 ? undefined : JSON.parse(body as string)
       } catch {
-        done(new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }]), undefined)
+        return done(new ApiError('INVALID_REQUEST', 'Request body is not valid JSON', [{ param: '(body)', problem: 'invalid JSON' }]), undefined)
       }
+      const inexact = inexactNumber(parsed)
+      done(inexact === undefined ? null : inexactNumberProblem(inexact), inexact === undefined ? parsed : undefined)
     })
     // Every admin body (records, credentials, policies, decisions), path parameter and query
     // string (filter, q, credentialId…): no NUL characters or lone surrogates in any string,
