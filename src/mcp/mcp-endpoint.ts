@@ -93,7 +93,20 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
     },
   }
 
-  app.post(MCP_PATH, guarded, async (request, reply) => {
+  // A body that cannot be read as a message is a JSON-RPC error, which a client's SDK reads as
+  // one: -32700 for text that is no JSON, -32600 for JSON the body rules refuse (too deeply
+  // nested, a number beyond ±2^53 − 1). Anything else (401, 413, 415) goes to the app's handler.
+  const bodyErrors = {
+    errorHandler: (err: Error, request: FastifyRequest, reply: FastifyReply) => {
+      const known = toApiError(err, request, store)
+      const detail = known?.code === 'INVALID_REQUEST' ? known.details?.[0] : undefined
+      if (detail === undefined || request.body !== undefined) throw err
+      if (detail.problem === 'invalid JSON') return rpcError(reply, 400, -32700, 'Parse error: the body is not valid JSON', null)
+      return rpcError(reply, 400, -32600, `Invalid Request: ${detail.param} ${detail.problem}`, null)
+    },
+  }
+
+  app.post(MCP_PATH, { ...guarded, ...bodyErrors }, async (request, reply) => {
     const body = request.body
     // One message per request: a batch would make many calls for one rate-limit hit (and the
     // protocol dropped batching in 2025-06-18; the SDK's client never sends one).

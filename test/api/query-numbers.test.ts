@@ -61,6 +61,7 @@ for (const dialect of await testDialects()) {
     // MCP: get_products with an id that would have been rounded to another record's.
     const mcp = await post('/gatehouse/mcp', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_products","arguments":{"id":9007199254740993}}}', { accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-06-18' })
     assert.equal(mcp.statusCode, 400, mcp.body)
-    assert.equal(mcp.json().error.details[0].param, 'params.arguments.id')
+    // As a JSON-RPC error there (test/mcp/unreadable-bodies.test.ts).
+    assert.match(mcp.json().error.message, /params\.arguments\.id must be between/)
   })
 }
