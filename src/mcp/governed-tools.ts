@@ -78,6 +78,7 @@ export function governedTools(routes: readonly MachineRoute[]): McpTool[] {
       name: 'execute_action', title: 'Execute an action',
       description: 'Execute an action once, through its policy and (when required) an approved approval of exactly this payload; answers the execution (succeeded, failed, or blocked with reasons)',
       input: ExecuteInput, annotations: { ...GOVERNED, idempotentHint: true }, sameAs: 'POST /control/actions/execute with Idempotency-Key: idempotencyKey',
+      asksForInput: true,
       run: async (ctx, args) => {
         const { idempotencyKey, ...request } = args
         const approvalId = ctx.roundTrip ? await roundTripApproval(ctx, ctx.roundTrip, args) : request.approvalId

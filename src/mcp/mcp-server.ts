@@ -43,6 +43,9 @@ const INSTRUCTIONS = 'Gatehouse: governed read access to content and commerce re
   + 'otherwise request_approval, get_approval, then execute_action once an operator approved). '
   + 'The resources hold the OpenAPI document, the capabilities, the content model and every readable record (templates).'
 
+/** A `requestState` sent where no state is ever issued (a read, a tool that never asks for input). */
+const neverAsks = (what: string) => new ProtocolError(ProtocolErrorCode.InvalidParams, `Invalid or expired requestState: ${what} never asks for input; send it without requestState`, { reason: 'invalid_request_state' })
+
 /** Messages go out without a prefix of their own: the client adds "MCP error <code>:" once. */
 const protocolError = (code: ProtocolErrorCode, message: string) => new ProtocolError(code, message)
 
@@ -102,10 +105,16 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
       hooks.onScopeDenied?.()
       return answer(missingScope(tool.scope))
     }
+    // A state is issued only by a tool that asks for input; one sent to any other would be
+    // ignored, so the client is told instead (as resources/read tells it).
+    if (!tool.asksForInput && reqCtx.mcpReq.requestState() !== undefined) {
+      hooks.onToolCall?.(tool.name, 'INVALID_REQUEST')
+      throw neverAsks(tool.name)
+    }
     const checked = checkArguments(tool, request.params.arguments ?? {})
     if ('error' in checked) return answer(checked.error)
     try {
-      const call: ToolContext = parts.codec ? { ...ctx, roundTrip: await roundTripOf(parts.codec, reqCtx) } : ctx
+      const call: ToolContext = parts.codec && tool.asksForInput ? { ...ctx, roundTrip: await roundTripOf(parts.codec, reqCtx) } : ctx
       // Defaults were filled as the HTTP validator fills them, so both surfaces run the same
       // query (and hand out the same cursors).
       const result = await tool.run(call, checked.args)
@@ -136,9 +145,7 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
   server.setRequestHandler('resources/read', async (request, reqCtx) => {
     // Nothing here ever asks for input, so no state was issued for it (the codec binds a
     // state to tools/call): refused as the SDK's seam refused it, with what to do.
-    if (reqCtx.mcpReq.requestState() !== undefined) {
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, 'Invalid or expired requestState: resources/read never asks for input; send it without requestState', { reason: 'invalid_request_state' })
-    }
+    if (reqCtx.mcpReq.requestState() !== undefined) throw neverAsks('resources/read')
     try {
       const read = await resources.read(caller, request.params.uri)
       if ('problem' in read) {
@@ -150,6 +157,8 @@ export function mcpServer(parts: ServerParts, ctx: ToolContext, hooks: McpHooks,
       if (err instanceof ProtocolError) throw err
       const known = toApiError(err, undefined, parts.store)
       if (!known) throw err
+      // A record that does not exist is a resource that does not (SEP-2164: Invalid Params, with the URI).
+      if (known.code === 'NOT_FOUND') throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown resource: ${request.params.uri}; ${known.message}`, { uri: request.params.uri })
       throw protocolError(known.code === 'SERVICE_UNAVAILABLE' ? ProtocolErrorCode.InternalError : ProtocolErrorCode.InvalidParams, `${known.code}: ${known.message}`)
     }
   })

@@ -52,6 +52,8 @@ export interface McpTool {
   /** Schema of structuredContent: the HTTP answer without `ok` and `requestId`. */
   readonly outputSchema: JsonSchema
   readonly annotations: ToolAnnotations
+  /** Whether the tool may answer input-required (2026-07-28): only such a tool takes a `requestState` back. */
+  readonly asksForInput: boolean
   // Validated against `input` before the call.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   run(ctx: ToolContext, args: any): Promise<ToolAnswer>
@@ -77,6 +79,7 @@ export interface ToolSpec {
   /** What HTTP request answers the same, when not the route itself with the same input. */
   readonly sameAs?: string
   readonly annotations?: ToolAnnotations
+  readonly asksForInput?: boolean
   readonly run: McpTool['run']
 }
 
@@ -96,6 +99,7 @@ export function toolFromRoute(route: MachineRoute, spec: ToolSpec): McpTool {
     inputSchema: toJsonSchema(input),
     outputSchema: spec.outputSchema ?? answerSchema(route),
     annotations: { title: spec.title, ...(spec.annotations ?? READ_ONLY) },
+    asksForInput: spec.asksForInput ?? false,
     run: spec.run,
   })
 }

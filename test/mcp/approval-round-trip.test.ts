@@ -108,6 +108,17 @@ for (const dialect of await testDialects()) {
     // No state is ever issued for resources/read: one sent there is refused, saying so.
     const onRead = await modernRequest(p.urls[0], token, 'resources/read', { uri: `gatehouse://records/variants/${variantId}`, requestState: stateFor23 })
     assert.match(onRead.body.error?.message ?? '', /^Invalid or expired requestState: resources\/read never asks for input; send it without requestState$/)
+    // Nor by any tool but execute_action: a state sent with a read tool was ignored; now it is refused.
+    const onList = await modernRequest(p.urls[0], token, 'tools/call', { name: 'get_variants', arguments: { id: variantId }, requestState: stateFor23 })
+    assert.deepEqual(onList.body.error && [onList.body.error.code, onList.body.error.message, onList.body.error.data], [-32602,
+      'Invalid or expired requestState: get_variants never asks for input; send it without requestState', { reason: 'invalid_request_state' }])
+    assert.equal((await modernRequest(p.urls[0], token, 'tools/call', { name: 'get_variants', arguments: { id: variantId } })).body.result?.structuredContent?.data?.id, variantId, 'the same call without it answers')
+    // A record that does not exist is an unknown resource (SEP-2164), with its URI.
+    const missing = `gatehouse://records/variants/${variantId + 100_000}`
+    const gone = await modernRequest(p.urls[0], token, 'resources/read', { uri: missing })
+    assert.equal(gone.body.error?.code, -32602)
+    assert.match(gone.body.error?.message ?? '', new RegExp(`^Unknown resource: ${missing}; `))
+    assert.deepEqual(gone.body.error?.data, { uri: missing })
     // Expired: correctly signed with the site's key, but past its expiry.
     const credentialId = (await p.a.services.credentials.authenticate(token, '127.0.0.1')).credentialId
     const codec = createRequestStateCodec({ key: await siteSecret(p.a.database.db, 'mcp_request_state_secret'), bind: (ctx) => `${ctx.mcpReq.method}\0${ctx.http?.authInfo?.clientId ?? ''}` })
