@@ -14,7 +14,7 @@ import { textProblem } from '../store/validation.js'
 import { checkHeaders } from './request-headers.js'
 import { TOKEN_PREFIX } from '../auth/tokens.js'
 import { wrapItems } from '../kernel/json-result.js'
-import { BASE_PATH, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
+import { BASE_PATH, NO_PARAMETERS, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -165,7 +165,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
     app.route({
       method: route.method,
       url,
-      schema: Object.fromEntries(Object.entries({ querystring: route.querystring, body: route.body, params: route.params }).filter(([, v]) => v !== undefined)),
+      schema: Object.fromEntries(Object.entries({ querystring: route.querystring ?? NO_PARAMETERS, body: route.body, params: route.params }).filter(([, v]) => v !== undefined)),
       config: { machineRoute: route },
       // Authentication and scope come before input validation (DESIGN §4 order of checks).
       onRequest: async (request, reply) => {

@@ -15,16 +15,16 @@ export interface SchemaSink {
   ref(name: string, schema: JsonSchema): JsonSchema
 }
 
-/** Codes every machine route can answer with, whatever it declares. */
-const ALWAYS: readonly ErrorCode[] = ['UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
+/**
+ * Codes every machine route can answer with, whatever it declares (a query parameter it does
+ * not take is a 400 on any route).
+ */
+const ALWAYS: readonly ErrorCode[] = ['INVALID_REQUEST', 'UNAUTHORIZED', 'FORBIDDEN', 'RATE_LIMIT_EXCEEDED', 'INTERNAL_ERROR', 'SERVICE_UNAVAILABLE']
 
 /** Error codes of a route, in status order: its own plus those the plugin adds around it. */
 export function routeErrors(route: MachineRoute): ErrorCode[] {
   const codes = new Set<ErrorCode>([...ALWAYS, ...(route.errors ?? [])])
-  // Schema validation answers 400 for any bad parameter or body.
-  if (route.querystring || route.body || route.params) codes.add('INVALID_REQUEST')
   if (route.method === 'POST') {
-    codes.add('INVALID_REQUEST')
     codes.add('PAYLOAD_TOO_LARGE')
     codes.add('UNSUPPORTED_MEDIA_TYPE')
     // A POST writes: with the database's disk full it is refused (reads go on).

@@ -1,6 +1,6 @@
 // The route registry's entry type. Every machine-API route is declared as one of these;
 // Fastify routes, validation, /capabilities, /openapi.json and /schema are built from them.
-import type { TObject, TSchema } from '@sinclair/typebox'
+import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { ErrorCode } from './errors.js'
 import type { Caller } from './caller.js'
@@ -117,6 +117,12 @@ export function routeEnabled(route: MachineRoute, settings: Settings): boolean {
 }
 
 export const BASE_PATH = '/gatehouse/v1'
+
+/**
+ * The query string of a route that takes no parameters: any is a 400 naming it, as on every
+ * other route (a typo must not pass unnoticed, docs/decisions.md), not silently ignored.
+ */
+export const NO_PARAMETERS = Type.Object({}, { additionalProperties: false })
 
 /** Largest accepted request body (DESIGN §4: 413 above 1 MiB). */
 export const BODY_LIMIT_BYTES = 1024 * 1024

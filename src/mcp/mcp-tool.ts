@@ -1,9 +1,9 @@
 // The MCP tool type, and how a tool is made from the machine route it mirrors: the route
 // gives its scope, its flag, its input schema and the schema of its answer, so a tool and
 // its HTTP route cannot disagree on who may call it, what it takes or what it returns.
-import { Type, type TObject } from '@sinclair/typebox'
+import type { TObject } from '@sinclair/typebox'
 import type { ToolAnnotations } from '@modelcontextprotocol/server'
-import type { FeatureFlag, MachineRoute, RouteResult } from '../kernel/machine-route.js'
+import { NO_PARAMETERS, type FeatureFlag, type MachineRoute, type RouteResult } from '../kernel/machine-route.js'
 import type { JsonResult } from '../kernel/json-result.js'
 import type { Caller } from '../kernel/caller.js'
 import { successSchema, type SchemaSink } from '../contract/route-contract.js'
@@ -60,7 +60,6 @@ export interface McpTool {
 }
 
 const inline: SchemaSink = { ref: (_name, schema) => schema }
-const NO_INPUT = Type.Object({}, { additionalProperties: false })
 
 /** The route's success body without the envelope's `ok` and `requestId`: what structuredContent holds. */
 export function answerSchema(route: MachineRoute): JsonSchema {
@@ -86,7 +85,7 @@ export interface ToolSpec {
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true, openWorldHint: false }
 
 export function toolFromRoute(route: MachineRoute, spec: ToolSpec): McpTool {
-  const input = spec.input ?? route.querystring ?? route.body ?? NO_INPUT
+  const input = spec.input ?? route.querystring ?? route.body ?? NO_PARAMETERS
   const paging = route.list ? ' Pages: pass pagination.nextCursor as cursor to get the next one.' : ''
   return Object.freeze({
     name: spec.name,

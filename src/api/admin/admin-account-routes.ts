@@ -35,9 +35,8 @@ export const adminAccountRoutes: AdminRoutes = (admin, { services }) => {
 
   admin.get('/admins', async (request, reply) => sendAdminData(reply, request, await listAdminAccounts(db)))
 
-  admin.get('/admins/sessions', async (request, reply) => {
-    assertValid(SessionsQuery, request.query ?? {})
-    const { username } = (request.query ?? {}) as { username?: string }
+  admin.get('/admins/sessions', { schema: { querystring: SessionsQuery } }, async (request, reply) => {
+    const { username } = request.query as { username?: string }
     return sendAdminData(reply, request, await listAdminSessions(db, { username, currentDigest: request.admin?.sessionDigest }))
   })
 

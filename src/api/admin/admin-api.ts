@@ -7,6 +7,7 @@
 // and passing it in `routes` where src/app.ts calls `adminApi` (see docs/architecture.md).
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, invalid } from '../../kernel/errors.js'
+import { NO_PARAMETERS } from '../../kernel/machine-route.js'
 import type { Services } from '../../operations/services.js'
 import { RouteTable, sendUnmatched } from '../route-table.js'
 import { bodyTooDeep, MAX_JSON_DEPTH, nestsDeeperThan, inexactNumber, inexactNumberProblem } from '../json-body.js'
@@ -52,7 +53,11 @@ export async function adminApi(app: FastifyInstance, opts: AdminApiOptions): Pro
   await app.register(async (admin) => {
     // Fed by onRoute, so it also sees the HEAD routes Fastify adds for GET ones.
     const table = new RouteTable()
-    admin.addHook('onRoute', (route) => { table.add(route.url, Array.isArray(route.method) ? route.method : [route.method]) })
+    admin.addHook('onRoute', (route) => {
+      table.add(route.url, Array.isArray(route.method) ? route.method : [route.method])
+      // A route that declares no query parameters takes none (GET /entries/7?bogus=1 is a 400).
+      if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: NO_PARAMETERS }
+    })
     admin.addHook('onRequest', async (request, reply) => {
       // Answers carry records with personal data and freshly issued tokens.
       reply.header('Cache-Control', 'no-store')
