@@ -37,6 +37,8 @@ const DERIVED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 }
 
 /** Cascades and rules that are not a field of their own. */
+const ENTRY_TYPE_RULE = '`type` is one of its section\'s `entryTypes` handles when the section lists any (a 400 naming `type` with the allowed handles).'
+
 const RULES: Readonly<Record<string, readonly string[]>> = {
   products: ['Deleting a product deletes its variants in the same transaction; each variant and the product leave a `deleted` tombstone in the change log.'],
   variants: ['Creating, updating (including a change of `productId`, which refreshes both products) or deleting a variant refreshes its product\'s derived fields in the same transaction, with an `updated` change for the product.'],
@@ -52,7 +54,8 @@ const RULES: Readonly<Record<string, readonly string[]>> = {
     'When a category moves, the `level` of each category below it follows in the same transaction, each with an `updated` change.',
   ],
   sections: ['A section\'s `handle` does not change while entries or drafts name it: a `409 CONFLICT` lists them, as deleting it would.'],
-  'entry-drafts': ['Drafts are kept apart from published entries and are never served as entries; governed actions write them.'],
+  entries: [ENTRY_TYPE_RULE],
+  'entry-drafts': ['Drafts are kept apart from published entries and are never served as entries; governed actions write them.', ENTRY_TYPE_RULE],
 }
 
 function describeType(s: TSchema): string {

@@ -40,3 +40,24 @@ async function isAncestorOf(w: RecordWriter, id: unknown, start: Doc): Promise<b
   }
   return cursor !== undefined
 }
+
+/**
+ * An entry, or a draft of one, has one of its section's entry types when the section declares
+ * any (a section without a list takes any handle). Checked when the section or the type is
+ * set or changed, not on a restore, which puts back what was stored.
+ */
+export const entryTypeHooks: FamilyHooks = {
+  async beforeWrite(w, next, previous, write) {
+    if (write?.restore || (previous !== undefined && previous.section === next.section && previous.type === next.type)) return
+    // A section that does not exist is the reference check's to name.
+    const [section] = await w.docsWhere('sections', 'handle', next.section)
+    const problem = entryTypeProblem(section, next.type)
+    if (problem) throw invalid('type', problem)
+  },
+}
+
+/** Why `type` is no entry type of `section` (undefined when it is one, or the section lists none). */
+export function entryTypeProblem(section: Doc | undefined, type: unknown): string | undefined {
+  const types = ((section?.entryTypes ?? []) as { handle: string }[]).map((t) => t.handle)
+  return types.length > 0 && !types.includes(type as string) ? `must be one of section ${String(section?.handle)}'s entry types: ${types.join(', ')}` : undefined
+}

@@ -2,7 +2,7 @@
 // categories, tags, global sets and content blocks.
 import { Type } from '@sinclair/typebox'
 import { declareResource } from './declare.js'
-import { categoryHooks } from './content-hooks.js'
+import { categoryHooks, entryTypeHooks } from './content-hooks.js'
 import { CustomFields, Handle, Id, Nullable, NullableDateTime, PUBLISH_STATUSES, Slug, StringEnum, Text } from './types.js'
 
 export const sections = declareResource({
@@ -37,7 +37,7 @@ const entryProperties = {
 }
 
 export const entries = declareResource({
-  type: 'entries', changeType: 'entries', eventType: 'entry', table: 'entries', summary: 'Entries',
+  type: 'entries', changeType: 'entries', eventType: 'entry', table: 'entries', summary: 'Entries', hooks: entryTypeHooks,
   group: 'content', scope: 'entries:read', readBoundary: { sections: 'section', entryIds: 'id' },
   boundaryAxis: { name: 'entryIds', key: 'id', noun: 'entry', example: '12, 15' },
   columns: {
@@ -62,7 +62,7 @@ export const entries = declareResource({
 
 /** Named drafts of entries, written only by governed actions; never served as entries. */
 export const entryDrafts = declareResource({
-  type: 'entry-drafts', changeType: 'entrydrafts', table: 'entry_drafts', summary: 'Drafts of entries (internal)', importable: false,
+  type: 'entry-drafts', changeType: 'entrydrafts', table: 'entry_drafts', summary: 'Drafts of entries (internal)', importable: false, hooks: entryTypeHooks,
   columns: { entryId: { type: 'integer' }, name: { type: 'text', uniqueWith: ['entryId'] } },
   properties: {
     entryId: Nullable(Id()),

@@ -1,5 +1,6 @@
 // Writes keep the content's own rules whatever order they come in (found by a review of the
 // admin API): a section's handle does not change under the entries and drafts that name it;
+// an entry's type is one its section lists;
 // a category never becomes its own ancestor, its children stay in its group, and its subtree's
 // levels follow it when it moves; and a number a body gives is one JavaScript holds exactly.
 import { test } from 'node:test'
@@ -24,6 +25,15 @@ for (const dialect of await testDialects()) {
     assert.equal(dataOf(await admin.patch(`/sections/${section.id}`, { name: 'Renamed' })).name, 'Renamed', 'other fields change freely')
     assert.equal((await admin.del(`/entries/${entry.id}`)).statusCode, 204)
     assert.equal(dataOf(await admin.patch(`/sections/${section.id}`, { handle: 'rn2' })).handle, 'rn2', 'free once nothing refers to it')
+
+    // An entry's type is one of its section's entry types when the section lists any.
+    dataOf(await admin.post('/sections', { handle: 'typed', name: 'T', type: 'channel', entryTypes: [{ handle: 'post', name: 'Post' }, { handle: 'page', name: 'Page' }] }), 201)
+    const typo = await admin.post('/entries', { section: 'typed', type: 'psot', title: 'T', slug: 'typed-1' })
+    assert.equal(typo.statusCode, 400, typo.body)
+    assert.deepEqual(typo.json().error.details, [{ param: 'type', problem: "must be one of section typed's entry types: post, page" }])
+    const typed = dataOf(await admin.post('/entries', { section: 'typed', type: 'page', title: 'T', slug: 'typed-1' }), 201)
+    assert.equal((await admin.patch(`/entries/${typed.id}`, { type: 'psot' })).statusCode, 400)
+    assert.equal((await admin.patch(`/entries/${typed.id}`, { section: 'rn2' })).statusCode, 200, 'a section that lists none takes any type')
 
     // Categories: a -> b -> c.
     const a = dataOf(await admin.post('/categories', { group: 'g1', title: 'A', slug: 'a' }), 201)

@@ -118,6 +118,10 @@ for (const dialect of await testDialects()) {
     const incomplete = await app.execute(agent, { actionType: 'entry.updateDraft', payload: { name: 'other', title: 'No section' } })
     assert.equal(incomplete.statusCode, 400)
     assert.deepEqual(incomplete.json().error.details.map((d: { param: string }) => d.param), ['payload.section', 'payload.type', 'payload.slug'])
+    // Its type is one of the section's entry types, as the entry published from it must have.
+    const typo = await app.execute(agent, { actionType: 'entry.updateDraft', payload: { name: 'typo', section: 'news', type: 'artcle', title: 'Typo', slug: 'typo' } })
+    assert.equal(typo.statusCode, 400, typo.body)
+    assert.deepEqual(typo.json().error.details, [{ param: 'payload.type', problem: "must be one of section news's entry types: article" }])
     const created = await app.execute(agent, { actionType: 'entry.publishDraft', payload: { draftId: fresh.json().data.result.draftId } })
     assert.equal(created.json().data.result.created, true)
     const newEntry = (await app.get('/gatehouse/v1/entries/show?slug=launch', reader)).json().data

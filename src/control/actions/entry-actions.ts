@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox'
 import { invalid, invalidMany, type ErrorDetail } from '../../kernel/errors.js'
 import type { StoreWriter } from '../../store/content-store.js'
 import type { Doc } from '../../resources/hooks.js'
+import { entryTypeProblem } from '../../resources/content-hooks.js'
 import { defineAction, type ActionTarget, type Resolved } from './control-action.js'
 import { createPreview, updatePreview } from '../change-preview.js'
 import type { Actor } from '../actor.js'
@@ -83,7 +84,11 @@ export const updateDraft = defineAction<UpdateDraft>({
       }
     } else {
       for (const k of ['section', 'type', 'title', 'slug'] as const) if (p[k] === undefined) problems.push({ param: `payload.${k}`, problem: 'required for a new draft of a new entry' })
-      if (p.section !== undefined && (await read.idsWhere('sections', 'handle', p.section)).length === 0) problems.push({ param: 'payload.section', problem: `no sections record with handle "${p.section}"` })
+      const [sectionId] = p.section !== undefined ? await read.idsWhere('sections', 'handle', p.section) : []
+      if (p.section !== undefined && sectionId === undefined) problems.push({ param: 'payload.section', problem: `no sections record with handle "${p.section}"` })
+      // As the entry published from it must: one of the section's entry types, when it lists any.
+      const typeProblem = sectionId !== undefined && p.type !== undefined ? entryTypeProblem(await read.get('sections', sectionId), p.type) : undefined
+      if (typeProblem) problems.push({ param: 'payload.type', problem: typeProblem })
     }
     if (problems.length > 0) throw invalidMany(problems)
     return {
