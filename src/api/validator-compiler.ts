@@ -6,6 +6,7 @@
 // (allErrors) so a 400 names each bad field, and neither strips unknown properties.
 import AjvCompiler from '@fastify/ajv-compiler'
 import type { FastifySchemaCompiler } from 'fastify'
+import { isDateTime } from '../resources/formats.js'
 
 const common = { allErrors: true, removeAdditional: false, useDefaults: true } as const
 
@@ -39,8 +40,8 @@ const compiled = new Map<string, AjvValidate>()
 export function validatorCompiler(): FastifySchemaCompiler<unknown> {
   const pool = AjvCompiler()
   // The pool's typings describe Ajv's compile; at run time it takes Fastify's route definition.
-  const text = pool({}, { customOptions: { ...common, coerceTypes: true } }) as unknown as (route: Route) => AjvValidate
-  const json = pool({}, { customOptions: { ...common, coerceTypes: false } }) as unknown as (route: Route) => AjvValidate
+  const text = pool({}, { customOptions: { ...common, coerceTypes: true }, onCreate: dateTimes }) as unknown as (route: Route) => AjvValidate
+  const json = pool({}, { customOptions: { ...common, coerceTypes: false }, onCreate: dateTimes }) as unknown as (route: Route) => AjvValidate
   /** The process's validator for this route's schema, compiled on the first ask. */
   const compiledFor = (route: Route): AjvValidate => {
     const body = route.httpPart === 'body'
@@ -71,6 +72,15 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
     lazy.schemaEnv = true
     return lazy as Validate
   }
+}
+
+/**
+ * `date-time` as the declarations' checker reads it (resources/formats.ts): ajv-formats takes a
+ * leap second (`23:59:60Z`), which JavaScript cannot read (`Date.parse` is NaN), so
+ * `updatedSince` at one matched nothing and a feed cursor carrying it stood still for ever.
+ */
+function dateTimes(ajv: { addFormat(name: string, check: (value: string) => boolean): unknown }): void {
+  ajv.addFormat('date-time', isDateTime)
 }
 
 type NumberKind = 'integer' | 'number'

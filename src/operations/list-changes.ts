@@ -18,7 +18,7 @@ import { parseFields, type FieldTree } from '../kernel/projection.js'
 import type { ReadContext } from './read-context.js'
 import { jsonItems, type JsonResult } from '../kernel/json-result.js'
 import type { ListInput } from './list-records.js'
-import { boundaryConditions, boundaryIds, renderDoc, visibility, visibilityConditions } from './visibility.js'
+import { boundaryConditions, renderDoc, visibility, visibilityConditions } from './visibility.js'
 
 /** `x`: the types were asked for by name, so each needs its read scope on every page. */
 type ChangeCursor = { s: number; t: string[]; q: string; u?: number; x?: 1 }
@@ -98,6 +98,9 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
       if (afterSeq > bounds.newest) throw invalid('after', `position ${afterSeq} is past the newest position ${bounds.newest}`)
     }
   }
+  // A first page (no cursor, no `after`) starts at 0; after pruning, the position it hands
+  // back must still be kept (below), or its cursor would answer 410 on the next page.
+  const fresh = input.cursor === undefined && input.after === undefined
   if (named) requireTypeScopes(ctx, types, caller)
   const readable = new Set(readableChangeTypes(ctx, caller))
   let effective = types.filter((t) => readable.has(t))
@@ -107,9 +110,9 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   const fieldNames = [...new Set(resources.flatMap((r) => visibility(r, caller).allowed))]
   const fields: FieldTree | undefined = input.fields !== undefined ? parseFields(input.fields, fieldNames) : undefined
 
-  // While a run of a bounded workflow is open, only changes of records inside its boundary (as
-  // they are now) are in the feed; deletes only of ids the boundary names, since a deleted
-  // record can no longer be placed.
+  // While a run of a bounded workflow is open, a record outside its boundary (as it is now) is
+  // one the caller may not see: its changes come as deletes without a snapshot, so a mirror
+  // drops a record that left the boundary instead of keeping it for ever.
   const boundary = await ctx.jobs.readBoundary(caller.credentialId)
   const limit: number = input.limit ?? 50
   // One statement: the changes and, for each, the current document if the caller may see it.
@@ -118,9 +121,9 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   // without a snapshot, which also tells a mirror to drop them.
   const snapshot = filter.snapshot
   const families: FeedFamily[] = resources.map((r) => ({
-    resource: r, withSensitive: visibility(r, caller).withSensitive, visible: visibilityConditions(ctx.resources, r, caller),
+    resource: r, withSensitive: visibility(r, caller).withSensitive,
+    visible: [...visibilityConditions(ctx.resources, r, caller), ...(boundary === null ? [] : boundaryConditions(ctx.resources, r, boundary))],
     ...(snapshot !== undefined ? { filter: snapshotConditions(r, snapshot, visibility(r, caller).withSensitive) } : {}),
-    ...(boundary === null ? {} : { boundary: { conditions: boundaryConditions(ctx.resources, r, boundary), deletedIds: boundaryIds(r, boundary) } }),
   }))
   // Conditions that may leave out most of the log (origins, the caller's own writes, a filter on
   // the snapshot) read a
@@ -128,6 +131,8 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   // the range read, never past the newest position (read first, so every change up to it is
   // committed: change-log.ts).
   const scanned = origins !== undefined || excludeOwn || snapshot !== undefined ? await readFeedBounds(ctx.database.db) : undefined
+  // A bounded scan from 0 would read only positions pruning removed.
+  if (fresh && scanned) afterSeq = Math.max(afterSeq, scanned.oldest)
   const upTo = scanned ? Math.min(afterSeq + FILTERED_SCAN_POSITIONS, scanned.newest) : undefined
   const q: FeedPageQuery = {
     afterSeq, updatedSince, limit: limit + 1, action: filter.action, viewer: caller.credentialId,
@@ -159,7 +164,7 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   }
   // The feed always hands back a position to resume from, also at its end, so a follower
   // can poll for new changes without missing any (see docs/decisions.md).
-  const position = lastSeq ?? afterSeq
+  const position = lastSeq ?? (fresh ? Math.max(afterSeq, rendered?.prunedThrough ?? await prunedThrough(ctx)) : afterSeq)
   const nextCursor = ctx.cursors.encode({
     s: position, t: types, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}), ...(named ? { x: 1 } : {}),
   } satisfies ChangeCursor)

@@ -55,12 +55,6 @@ export function boundaryConditions(resources: ResourceRegistry, r: Resource, b: 
   return [{ kind: 'idIn', ids: [] }]
 }
 
-/** Ids a boundary names for `r` itself (its `id` column), so the change feed keeps their deletes. */
-export function boundaryIds(r: Resource, b: ReadBoundary): number[] {
-  // A registry check makes every axis read on `id` an id axis.
-  return Object.entries(r.readBoundary ?? {}).flatMap(([axis, column]) => (column === 'id' ? (b.values[axis] ?? []) as number[] : []))
-}
-
 export function renderRow(row: RecordRow, fields: FieldTree | undefined): string {
   return renderDoc(row.doc, row.sensitive, fields)
 }

@@ -16,13 +16,11 @@ import { conditionsSql, type Condition } from './record-conditions.js'
 export interface FeedFamily {
   readonly resource: Resource
   readonly withSensitive: boolean
-  /** Conditions the record must meet for the caller to see it (empty: always visible). */
-  readonly visible: readonly Condition[]
   /**
-   * A read boundary (a bounded workflow's open run): only changes of records meeting
-   * `conditions` now, and deletes of `deletedIds`, are in the page.
+   * Conditions the record must meet for the caller to see it now (empty: always visible); the
+   * changes of a record that exists and does not meet them are shown as deletes.
    */
-  readonly boundary?: { readonly conditions: readonly Condition[]; readonly deletedIds: readonly number[] }
+  readonly visible: readonly Condition[]
   /** A `filter` on the snapshot: the record must meet these now (deletes always pass). */
   readonly filter?: readonly Condition[]
 }
@@ -169,33 +167,16 @@ const ITEM_MARK = '\u0000item\u0000'
 
 /**
  * The page's change-log rows, in sequence order: the engine's own form of "these types after
- * this position" (the adapter's `changesOfTypesAfter`). A type under a read boundary (a
- * bounded workflow's open run) is read on its own with the boundary's conditions, and the
- * pages merged.
+ * this position" (the adapter's `changesOfTypesAfter`).
  */
 function logPage(st: ReadStatement, q: FeedPageQuery, families: readonly FeedFamily[]): Fragment {
   const limit = Math.trunc(q.limit)
-  // A fragment the engine may write more than once binds the same parameters each time.
-  const select = (of: readonly FeedFamily[], boundary?: FeedFamily) => {
-    const more = frag`${q.updatedSince !== undefined ? frag` AND c.updated_at >= ${q.updatedSince}` : EMPTY}${q.action !== undefined ? frag` AND c.action = ${q.action}` : EMPTY}${feedConditions(st, q, of)}${boundary ? boundaryCondition(st, boundary) : EMPTY}`
-    const types = of.map((f) => sqlLiteral(f.resource.changeType))
-    // A bounded range (`upTo`): the positions themselves bound the read on either engine (the
-    // primary key's range), whatever share of them the conditions keep.
-    if (q.upTo !== undefined) return frag`SELECT ${raw(LOG_COLUMNS)} FROM change_log c WHERE c.seq > ${q.afterSeq} AND c.resource_type IN (${raw(types.join(', '))})${more} ORDER BY c.seq LIMIT ${raw(String(limit))}`
-    return st.adapter.changesOfTypesAfter(LOG_COLUMNS, types, param(q.afterSeq), more, limit)
-  }
-  if (families.every((f) => !f.boundary)) return select(families)
-  const branches = families.map((f, i) => frag`SELECT * FROM (${select([f], f)}) b${raw(String(i))}`)
-  return frag`SELECT * FROM (${join(branches, ' UNION ALL ')}) c ORDER BY c.seq LIMIT ${raw(String(limit))}`
-}
-
-/** A workflow's read boundary: records inside it now, and deletes of the ids it names. */
-function boundaryCondition(st: ReadStatement, f: FeedFamily): Fragment {
-  if (!f.boundary) return EMPTY
-  st.prepare = false
-  const inside = frag`EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.boundary.conditions)})`
-  const deleted = f.boundary.deletedIds.length > 0 ? frag` OR (c.action = 'deleted' AND c.resource_id IN (${join(f.boundary.deletedIds.map(param), ', ')}))` : EMPTY
-  return frag` AND (${inside}${deleted})`
+  const more = frag`${q.updatedSince !== undefined ? frag` AND c.updated_at >= ${q.updatedSince}` : EMPTY}${q.action !== undefined ? actionCondition(st, q.action, families) : EMPTY}${feedConditions(st, q, families)}`
+  const types = families.map((f) => sqlLiteral(f.resource.changeType))
+  // A bounded range (`upTo`): the positions themselves bound the read on either engine (the
+  // primary key's range), whatever share of them the conditions keep.
+  if (q.upTo !== undefined) return frag`SELECT ${raw(LOG_COLUMNS)} FROM change_log c WHERE c.seq > ${q.afterSeq} AND c.resource_type IN (${raw(types.join(', '))})${more} ORDER BY c.seq LIMIT ${raw(String(limit))}`
+  return st.adapter.changesOfTypesAfter(LOG_COLUMNS, types, param(q.afterSeq), more, limit)
 }
 
 /**
@@ -215,10 +196,28 @@ function feedConditions(st: ReadStatement, q: FeedPageQuery, of: readonly FeedFa
   const filtered = of.filter((f) => f.filter !== undefined && f.filter.length > 0)
   if (filtered.length > 0) {
     st.prepare = false
-    const tests = filtered.map((f) => frag`WHEN ${raw(sqlLiteral(f.resource.changeType))} THEN EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND ${conditionsSql(st, f.resource, 't', f.filter ?? [])})`)
+    // A record the caller may not see is shown as a delete and passes as one, whatever it
+    // holds: testing the filter on it would tell its content one guess at a time.
+    const test = (f: FeedFamily) => {
+      const meets = conditionsSql(st, f.resource, 't', f.filter ?? [])
+      return f.visible.length === 0 ? meets : frag`CASE WHEN ${conditionsSql(st, f.resource, 't', f.visible)} THEN ${meets} ELSE 1 = 1 END`
+    }
+    const tests = filtered.map((f) => frag`WHEN ${raw(sqlLiteral(f.resource.changeType))} THEN EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND ${test(f)})`)
     parts.push(frag` AND (c.action = 'deleted' OR CASE c.resource_type ${join(tests, ' ')} ELSE 1 = 1 END)`)
   }
   return parts.length === 0 ? EMPTY : join(parts, '')
+}
+
+/**
+ * `action` as the item shows it: a change of a record the caller may not see now is shown as
+ * a delete, so it is one of the deletes and none of the creates or updates.
+ */
+function actionCondition(st: ReadStatement, action: string, of: readonly FeedFamily[]): Fragment {
+  const guarded = of.filter((f) => f.visible.length > 0)
+  if (guarded.length === 0) return frag` AND c.action = ${action}`
+  const hiddenIn = (f: FeedFamily) => frag`WHEN ${raw(sqlLiteral(f.resource.changeType))} THEN EXISTS (SELECT 1 FROM ${raw(sqlName(f.resource.table))} t WHERE t.id = c.resource_id AND CASE WHEN ${conditionsSql(st, f.resource, 't', f.visible)} THEN 0 ELSE 1 END = 1)`
+  const hidden = frag`CASE c.resource_type ${join(guarded.map(hiddenIn), ' ')} ELSE 1 = 0 END`
+  return action === 'deleted' ? frag` AND (c.action = 'deleted' OR ${hidden})` : frag` AND c.action = ${action} AND NOT (${hidden})`
 }
 
 /** The item's `origin` as JSON text, written by the database (see originView). */

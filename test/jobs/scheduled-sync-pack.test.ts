@@ -43,9 +43,10 @@ for (const dialect of await testDialects()) {
         { status: 'succeeded', worker: `worker-${s.language}`, occurrence: Date.parse('2025-06-02T09:00:00Z') }, s.filename)
       assert.match(first.stdout, new RegExp(`run ${runs[0].id as string} succeeded`), s.filename)
       if (s.language !== 'curl') {
-        // Only the product inside the boundary reached the feed while the run was open.
-        assert.match(first.stdout, /applied \d+ changes to 1 products/, first.stdout)
-        assert.deepEqual(JSON.parse(runs[0].metadata as string).products, 1)
+        // While the run was open only the product inside came with its snapshot; the one outside
+        // came as deletes, for a copy to drop.
+        assert.match(first.stdout, /applied \d+ changes to 1 products, dropped 1/, first.stdout)
+        assert.deepEqual([JSON.parse(runs[0].metadata as string).products, JSON.parse(runs[0].metadata as string).dropped], [1, 1])
       }
       const audit = await app.database.db.selectFrom('control_audit').select('action').where('category', '=', 'job').where('actor_id', '=', w.id).orderBy('id').execute()
       assert.deepEqual(audit.map((a) => a.action), ['run.started', 'run.succeeded'])

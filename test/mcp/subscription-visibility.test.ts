@@ -83,7 +83,7 @@ for (const dialect of await testDialects()) {
     await editor.close()
   })
 
-  test(`${dialect}: read boundary: while a bounded run is open, changes outside it give no notification and changes inside it do; when the run ends, everything is delivered again`, async (t) => {
+  test(`${dialect}: read boundary: while a bounded run is open, a change outside it arrives as the feed's delete, without its content; inside, as itself; when the run ends, as itself again`, async (t) => {
     const app = await jobsApp(dialect, { start: '2025-06-02T08:30:00Z' })
     t.after(() => app.close())
     const { ids } = await seedSmallCatalog(app.services.store)
@@ -108,18 +108,21 @@ for (const dialect of await testDialects()) {
     await store.update('variants', insideVariant, { price: 19 })
     await store.update('entries', ids.entries, { title: 'Hello again' })
     await store.update('entries', named, { title: 'Named, edited' })
-    const notes = await arrived(agent.seen, 0, 3)
+    const notes = (await arrived(agent.seen, 0, 5)).filter((n) => n.uri === uri('variants') || n.uri === uri('entries'))
     const items = await Promise.all(notes.map(async (n) => {
       const type = n.uri.includes('variants') ? 'variants' : 'entries'
-      return [type, (await itemAt(agent.agent, type, n._meta?.position as number)).resourceId]
+      const item = await itemAt(agent.agent, type, n._meta?.position as number)
+      return [type, item.resourceId, item.action, item.snapshot === null ? 'null' : 'doc']
     }))
-    assert.deepEqual(items, [['variants', insideVariant], ['entries', ids.entries], ['entries', named]], 'the two changes outside, committed first, were never delivered')
-    assert.deepEqual(notes.map((n) => n.uri), [uri('variants'), uri('entries'), uri('entries')])
+    // Outside the boundary is outside the worker's view now: told to drop what it may hold, not what changed.
+    assert.deepEqual(items, [['variants', outsideVariant, 'deleted', 'null'], ['entries', elsewhere, 'deleted', 'null'],
+      ['variants', insideVariant, 'updated', 'doc'], ['entries', ids.entries, 'updated', 'doc'], ['entries', named, 'updated', 'doc']])
 
     // The run ends: the boundary with it.
     dataOf(await app.report(w.token, { workflowId: wf.id, status: 'succeeded', runId: run.id, workerId: 'sync' }))
+    const before = agent.seen.length
     await store.update('variants', outsideVariant, { price: 52 })
-    const [after] = await arrived(agent.seen, 3, 1)
+    const [after] = await arrived(agent.seen, before, 1)
     assert.equal((await itemAt(agent.agent, 'variants', after._meta?.position as number)).resourceId, outsideVariant)
     await agent.close()
   })

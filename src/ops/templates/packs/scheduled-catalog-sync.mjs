@@ -20,16 +20,19 @@ const report = (body) => call('POST', '/workflows/run-report', { workerId, ...bo
 async function syncProducts() {
   const lag = await call('GET', '/sync-state/lag?resourceType=products')
   let cursor = lag.data.checkpoints[0]?.cursor ?? null
-  const seen = new Set()
+  const kept = new Set()
+  const dropped = new Set()
   let changes = 0
   for (;;) {
     const page = await call('GET', `/changes?${cursor ? `cursor=${encodeURIComponent(cursor)}` : 'types=products&limit=100'}`)
-    for (const c of page.data) { seen.add(c.resourceId); changes++ } // ...apply each change to your copy here...
+    // ...apply each change to your copy here: upsert the snapshot, or drop the record when it is
+    // null (deleted, or outside what this credential may read now)...
+    for (const c of page.data) { (c.snapshot !== null ? kept : dropped).add(c.resourceId); changes++ }
     cursor = page.pagination.nextCursor
     await call('POST', '/sync-state/checkpoint', { resourceType: 'products', cursor })
     if (!page.pagination.hasMore) break
   }
-  return { changes, products: seen.size }
+  return { changes, products: kept.size, dropped: [...dropped].filter((id) => !kept.has(id)).length }
 }
 
 const only = process.env.GATEHOUSE_WORKFLOW_ID
@@ -46,7 +49,7 @@ for (const workflow of due) {
   }
   try {
     const result = await syncProducts()
-    const summary = `applied ${result.changes} changes to ${result.products} products`
+    const summary = `applied ${result.changes} changes to ${result.products} products, dropped ${result.dropped}`
     const done = (await report({ workflowId: workflow.id, runId: run.id, status: 'succeeded', summary, metadata: result })).data
     console.log(`workflow ${workflow.name}: run ${done.id} ${done.status}: ${summary}`)
   } catch (err) {

@@ -39,17 +39,19 @@ def report(body):
 def sync_products():
     checkpoints = call("GET", "/sync-state/lag?resourceType=products")["data"]["checkpoints"]
     cursor = checkpoints[0]["cursor"] if checkpoints else None
-    seen, changes = set(), 0
+    kept, dropped, changes = set(), set(), 0
     while True:
         query = "cursor=" + urllib.parse.quote(cursor) if cursor else "types=products&limit=100"
         page = call("GET", "/changes?" + query)
-        for c in page["data"]:  # ...apply each change to your copy here...
-            seen.add(c["resourceId"])
+        # ...apply each change to your copy here: upsert the snapshot, or drop the record when it
+        # is null (deleted, or outside what this credential may read now)...
+        for c in page["data"]:
+            (kept if c["snapshot"] is not None else dropped).add(c["resourceId"])
             changes += 1
         cursor = page["pagination"]["nextCursor"]
         call("POST", "/sync-state/checkpoint", {"resourceType": "products", "cursor": cursor})
         if not page["pagination"]["hasMore"]:
-            return {"changes": changes, "products": len(seen)}
+            return {"changes": changes, "products": len(kept), "dropped": len(dropped - kept)}
 
 
 only = os.environ.get("GATEHOUSE_WORKFLOW_ID")
@@ -69,6 +71,6 @@ for workflow in due:
     except ApiError as err:
         report({"workflowId": workflow["id"], "runId": run["id"], "status": "failed", "summary": str(err)[:2000]})
         raise SystemExit(str(err))
-    summary = f"applied {result['changes']} changes to {result['products']} products"
+    summary = f"applied {result['changes']} changes to {result['products']} products, dropped {result['dropped']}"
     done = report({"workflowId": workflow["id"], "runId": run["id"], "status": "succeeded", "summary": summary, "metadata": result})
     print(f"workflow {workflow['name']}: run {done['id']} {done['status']}: {summary}")
