@@ -8,6 +8,7 @@ import { invalid } from './errors.js'
 import { likePattern } from './path-test.js'
 import { type PathTest } from './path-test.js'
 import { resolvePath } from './projection.js'
+import { likeMatches } from './like-match.js'
 
 export const MAX_FILTERS = 20
 
@@ -95,28 +96,6 @@ function compare(value: unknown, t: PathTest): boolean {
   if (t.op === 'exact') return JSON.stringify(value) === t.value || (typeof value === 'string' && value === t.value)
   // LIKE compares the plain text: strings unquoted, other values as JSON text; null has none.
   if (value === null) return false
-  return likeRegex(t.value).test(typeof value === 'string' ? value : JSON.stringify(value))
+  return likeMatches(t.value, typeof value === 'string' ? value : JSON.stringify(value))
 }
 
-const likeRegexes = new Map<string, RegExp>()
-
-/** A LIKE pattern (`%` any run, `_` one character, `\\` escapes; see likePattern) as a case-insensitive RegExp. */
-function likeRegex(pattern: string): RegExp {
-  let re = likeRegexes.get(pattern)
-  if (re) return re
-  let body = ''
-  for (let i = 0; i < pattern.length; i++) {
-    const c = pattern[i]
-    if (c === '\\' && i + 1 < pattern.length) body += escapeRegex(pattern[++i])
-    else if (c === '%') body += '[\\s\\S]*'
-    else if (c === '_') body += '[\\s\\S]'
-    else body += escapeRegex(c)
-  }
-  re = new RegExp(`^${body}$`, 'iu')
-  // Patterns come from requests: keep the cache bounded.
-  if (likeRegexes.size >= 1000) likeRegexes.clear()
-  likeRegexes.set(pattern, re)
-  return re
-}
-
-const escapeRegex = (c: string) => c.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
