@@ -11,7 +11,7 @@ import { ApprovalRequestBody, ApprovalSchema, ExecuteBody } from '../control/con
 import { EXECUTE_SCOPE } from '../control/evaluate-action.js'
 import { IDEMPOTENCY_KEY } from '../control/execute-action.js'
 import { simulationView } from '../control/simulation-view.js'
-import { simulateAsReader } from '../operations/simulate-action.js'
+import { executeAsReader, requestApprovalAsReader, simulateAsReader } from '../operations/simulate-action.js'
 import { toJsonSchema } from '../contract/json-schema.js'
 import { routeIndex, toolFromRoute, type McpTool, type ToolAnswer, type ToolContext } from './mcp-tool.js'
 import { approvalPage, checkState, closedApproval, newState, stateRefused, waitingMessage, type RoundTrip } from './approval-round-trip.js'
@@ -64,7 +64,7 @@ export function governedTools(routes: readonly MachineRoute[]): McpTool[] {
       description: 'Ask operators to approve an action with this exact payload; provenance (source mcp, agentId = your client name, traceId) is taken from this MCP session',
       input: RequestApprovalInput, annotations: GOVERNED, sameAs: 'POST /control/approvals/request with that metadata',
       run: async (ctx, args) => ({
-        data: await ctx.services.control.requestApproval(ctx.caller, { ...args, metadata: approvalProvenance(ctx) }, ctx.requestId, MCP_SOURCE),
+        data: await requestApprovalAsReader(ctx.services, ctx.caller, { ...args, metadata: approvalProvenance(ctx) }, ctx.requestId, MCP_SOURCE),
       }),
     }),
     toolFromRoute(route.get('control.approvals.list'), {
@@ -83,7 +83,7 @@ export function governedTools(routes: readonly MachineRoute[]): McpTool[] {
         const { idempotencyKey, ...request } = args
         const approvalId = ctx.roundTrip ? await roundTripApproval(ctx, ctx.roundTrip, args) : request.approvalId
         if (typeof approvalId === 'object') return approvalId
-        const { execution, replayed } = await ctx.services.control.execute(ctx.caller, { ...request, approvalId, metadata: executionProvenance(ctx) }, idempotencyKey, ctx.requestId)
+        const { execution, replayed } = await executeAsReader(ctx.services, ctx.caller, { ...request, approvalId, metadata: executionProvenance(ctx) }, idempotencyKey, ctx.requestId)
         return { data: execution, meta: { replayed } }
       },
     }),
@@ -124,7 +124,7 @@ async function roundTripApproval(ctx: ToolContext, rt: RoundTrip, args: ExecuteA
   const ev = await control.simulate(caller, { actionType: args.actionType, payload: args.payload })
   const onlyApprovalMissing = ev.decision === 'blocked' && ev.approval.required && ev.reasons.length === 1
   if (!onlyApprovalMissing || !rt.canAskUrl) return undefined
-  const approval = await control.requestApproval(caller, {
+  const approval = await requestApprovalAsReader(ctx.services, caller, {
     actionType: args.actionType, payload: args.payload, metadata: approvalProvenance(ctx), reason: 'Requested by execute_action over MCP',
   }, ctx.requestId, MCP_SOURCE)
   return askAgain(ctx, rt, approval, args.idempotencyKey)

@@ -6,6 +6,12 @@
 // this caller, with its visibility rules and the job read boundary (the 404 or 403 a read
 // gives). Only then is the action evaluated, so every value in the answer is one the caller
 // may read. Both POST /control/policy-simulate and the MCP simulate_action tool come here.
+//
+// Asking for approval and executing are no read oracles either: an approval carries the
+// reviewed state of what it would change (a draft's content) and a refused limit names what is
+// stored (an order's refundable amount), so both read as simulation does before they run (a
+// request with only control:approvals:request read a pending entry's draft and an order's
+// totals; a bounded run's credential, records outside its boundary).
 import { ApiError, missingScope } from '../kernel/errors.js'
 import type { Caller } from '../kernel/caller.js'
 import { boundaryOwner } from '../kernel/read-boundary.js'
@@ -13,6 +19,11 @@ import type { Services } from './services.js'
 import { showRecord } from './show-record.js'
 import { schemaProblems } from '../store/validation.js'
 import { actionOrThrow, type Evaluation } from '../control/evaluate-action.js'
+import type { ApprovalRequest } from '../control/control-plane.js'
+import type { Approval } from '../control/approval-store.js'
+import type { ExecuteRequest } from '../control/execute-action.js'
+import type { ApprovalSurface } from '../control/provenance.js'
+import { POLICY_UPSERT } from '../control/policy-governance.js'
 
 export interface SimulateInput {
   readonly actionType: string
@@ -39,6 +50,21 @@ export async function simulateAsReader(services: Services, caller: Caller, input
   // A draft of a new entry: no entry to read yet, but its section is what the boundary names.
   if (target?.scope.kind === 'record' && target.scope.fields.id === null) await readFields(services, caller, target.scope.type, target.scope.fields, target.scope.what)
   return evaluation
+}
+
+/** An approval request, after reading what it names as the caller (a policy change names no record). */
+export async function requestApprovalAsReader(services: Services, caller: Caller, request: ApprovalRequest, requestId: string | null, surface?: ApprovalSurface): Promise<Approval> {
+  if (request.actionType !== POLICY_UPSERT) await simulateAsReader(services, caller, { actionType: request.actionType, payload: request.payload })
+  return services.control.requestApproval(caller, request, requestId, surface)
+}
+
+/**
+ * An execution, after reading what it names as the caller. A replay (the caller's key used
+ * before) answers the stored execution as it was, whatever the records are now.
+ */
+export async function executeAsReader(services: Services, caller: Caller, request: ExecuteRequest, key: string, requestId: string | null) {
+  if (!(await services.control.executions.byKey(caller.credentialId, key))) await simulateAsReader(services, caller, { actionType: request.actionType, payload: request.payload })
+  return services.control.execute(caller, request, key, requestId)
 }
 
 /**

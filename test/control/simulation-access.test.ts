@@ -124,3 +124,54 @@ for (const dialect of await testDialects()) {
     assert.equal(structured(await mcp.call('simulate_action', { actionType: 'variant.setPrice', payload: { variantId: vIn, price: 1 } })).data.target.id, String(vIn))
   })
 }
+
+// Asking for approval and executing read what they name as simulation does: an approval carries
+// the reviewed state (a draft's content) and a refused limit the stored values (an order's
+// refundable amount). A credential with only control:approvals:request read both.
+for (const dialect of await testDialects()) {
+  test(`${dialect}: approval requests and executions read what they name as the caller first, over HTTP and MCP`, async (t) => {
+    const app = await jobsApp(dialect, { env: { PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true' }, start: '2025-06-02T08:30:00Z' })
+    t.after(() => app.close())
+    const { ids } = await seedSmallCatalog(app.services.store)
+    const pending = Number((await app.database.db.selectFrom('entries').select('id').where('status', '=', 'pending').executeTakeFirstOrThrow()).id)
+    const draft = await app.services.store.create('entry-drafts', { entryId: pending, name: 'rev', section: 'news', type: 'article', title: 'Secret title', slug: 'secret-rev', fields: { body: 'secret body' } })
+    const metadata = { source: 'test', agentId: 'agent', traceId: 'trace-1' }
+    const ask = (token: string, actionType: string, payload: Record<string, unknown>) => app.post(`${V1}/control/approvals/request`, { actionType, payload, metadata }, token)
+    const run = (token: string, actionType: string, payload: Record<string, unknown>, key: string) =>
+      app.post(`${V1}/control/actions/execute`, { actionType, payload, metadata }, token, { 'Idempotency-Key': key })
+    const REQUEST = ['control:approvals:request', 'control:actions:execute']
+
+    const blind = await app.issueToken(REQUEST)
+    for (const [actionType, payload] of [['order.refund', { orderId: ids.orders, amount: 999_999, reason: 'x' }], ['entry.publishDraft', { draftId: draft.id }]] as const) {
+      for (const res of [await ask(blind, actionType, payload), await run(blind, actionType, payload, `k-${actionType}`)]) {
+        assert.equal(res.statusCode, 403, res.body)
+        assert.match(res.json().error.message, /^Missing required scope: (orders|entries):read$/)
+        assert.doesNotMatch(res.body, /secret|refund \(|totalPaid/)
+      }
+    }
+    // With entries:read but not the other statuses: the draft's entry is the read's 404, its content unseen.
+    const reader = await app.issueToken([...REQUEST, ...READS])
+    const hidden = await ask(reader, 'entry.publishDraft', { draftId: draft.id })
+    assert.equal(hidden.statusCode, 404, hidden.body)
+    assert.doesNotMatch(hidden.body, /secret/)
+    const seesAll = await app.issueToken([...REQUEST, ...READS, 'entries:read_all_statuses'])
+    const asked = await ask(seesAll, 'entry.publishDraft', { draftId: draft.id })
+    assert.equal(asked.statusCode, 200, asked.body)
+    assert.equal(asked.json().data.reviewedState.content.title, 'Secret title', 'a caller who may read it sees what it asks to change')
+
+    // Outside an open run's read boundary: the read's 403.
+    const w = await app.worker(['jobs:read', 'jobs:report', ...REQUEST, ...READS])
+    const wf = await app.define({ name: 'Shirts', credentialId: w.id, boundary: { sections: ['news'], entryIds: [], productIds: [] } })
+    app.clock.set('2025-06-02T09:01:00Z')
+    dataOf(await app.report(w.token, { workflowId: wf.id, status: 'started', workerId: 'sync' }))
+    const outside = await ask(w.token, 'order.refund', { orderId: ids.orders, amount: 999_999, reason: 'x' })
+    assert.equal(outside.statusCode, 403, outside.body)
+    assert.match(outside.json().error.message, /outside the read boundary of workflow "Shirts"/)
+
+    // The MCP tool answers as the route.
+    const mcp = await connect(app, blind)
+    t.after(() => mcp.client.close())
+    const viaMcp = toolErrorOf(await mcp.call('request_approval', { actionType: 'order.refund', payload: { orderId: ids.orders, amount: 999_999, reason: 'x' } }))
+    assert.deepEqual([viaMcp.code, viaMcp.message], ['FORBIDDEN', 'Missing required scope: orders:read'])
+  })
+}

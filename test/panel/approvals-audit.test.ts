@@ -15,7 +15,7 @@ test('approvals: dual approval by two admins from the panel, history and a verif
   const app = await panelApp({ PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true' })
   t.after(() => app.close())
   const { ids } = await seedSmallCatalog(app.services.store)
-  const agent = await app.issueToken(['control:approvals:request', 'control:approvals:read'])
+  const agent = await app.issueToken(['control:approvals:request', 'control:approvals:read', 'orders:read'])
   const requested = await app.post('/gatehouse/v1/control/approvals/request',
     { actionType: 'order.refund', payload: { orderId: ids.orders, amount: 5, reason: '<b>dented</b>' }, metadata: provenance, reason: 'customer <script>' }, agent)
   assert.equal(requested.statusCode, 200, requested.body)

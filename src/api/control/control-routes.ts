@@ -12,7 +12,7 @@ import { credentialActor } from '../../control/actor.js'
 import { seesAll, type ControlPlane } from '../../control/control-plane.js'
 import { EXECUTE_SCOPE } from '../../control/evaluate-action.js'
 import { simulationView } from '../../control/simulation-view.js'
-import { simulateAsReader } from '../../operations/simulate-action.js'
+import { executeAsReader, requestApprovalAsReader, simulateAsReader } from '../../operations/simulate-action.js'
 import { IDEMPOTENCY_KEY } from '../../control/execute-action.js'
 
 /** The execute route's Idempotency-Key, as the server checks it and the contract declares it. */
@@ -88,8 +88,8 @@ export function controlRoutes(services: Services): MachineRoute[] {
     {
       ...common, method: 'POST', path: '/control/approvals/request', key: 'control.approvals.request', tag: 'control-approvals', scope: 'control:approvals:request',
       summary: 'Ask for approval of an action with this exact payload (bound to its SHA-256 digest); needs metadata.source, agentId and traceId',
-      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'CONFLICT'],
-      handler: async ({ body, caller, request }) => ({ data: await control.requestApproval(caller, body, request.id) }),
+      body: ApprovalRequestBody, data: ApprovalSchema, errors: ['INVALID_REQUEST', 'FORBIDDEN', 'NOT_FOUND', 'CONFLICT'],
+      handler: async ({ body, caller, request }) => ({ data: await requestApprovalAsReader(services, caller, body, request.id) }),
     },
     {
       ...common, method: 'POST', path: '/control/approvals/decide', key: 'control.approvals.decide', tag: 'control-approvals', scope: 'control:approvals:decide',
@@ -133,7 +133,7 @@ export function controlRoutes(services: Services): MachineRoute[] {
       handler: async ({ body, caller, request, reply }) => {
         // Checked against `headers` before the handler runs: present, once, and well formed.
         const key = request.headers['idempotency-key'] as string
-        const { execution, replayed } = await control.execute(caller, body as Static<typeof ExecuteBody>, key, request.id)
+        const { execution, replayed } = await executeAsReader(services, caller, body as Static<typeof ExecuteBody>, key, request.id)
         if (replayed) reply.header('Idempotent-Replayed', 'true')
         return { data: execution, meta: { replayed } }
       },
