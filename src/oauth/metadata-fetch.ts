@@ -9,6 +9,7 @@
 import http from 'node:http'
 import https from 'node:https'
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns'
+import { isIP } from 'node:net'
 import { readFileSync } from 'node:fs'
 import { rootCertificates } from 'node:tls'
 import type { LookupFunction } from 'node:net'
@@ -43,6 +44,10 @@ export function metadataFetch(opts: MetadataFetchOptions): FetchLike {
     const url = new URL(String(input))
     const problem = outboundUrlProblem(url.href, opts.allowPrivate)
     if (problem) return reject(new Error(`client metadata URL refused: ${problem}`))
+    // An address literal (`https://127.0.0.1`, `[::ffff:7f00:1]`, `2130706433` as the URL
+    // parser reads it) is never looked up, so the lookup's check never sees it.
+    const literal = url.hostname.replace(/^\[|\]$/g, '')
+    if (!opts.allowPrivate && isIP(literal) !== 0 && isPrivateAddress(literal)) return reject(new Error(`client metadata URL refused: ${literal} is an internal address`))
     const secure = url.protocol === 'https:'
     const headers: Record<string, string> = { accept: 'application/json', 'user-agent': 'Gatehouse-OAuth' }
     const req = (secure ? https : http).request(url, { method: init.method ?? 'GET', headers, lookup, ...(secure && ca ? { ca } : {}), timeout: timeoutMs }, (res) => {

@@ -8,6 +8,7 @@
 // each way a client identifies itself (registration, metadata document) can be switched off.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { testDialects } from '../helpers/test-app.js'
 import { listAudit } from '../../src/control/audit-log.js'
 import { mcpInitialize, oauthSite, tokenRequest } from './helpers/oauth-apps.js'
@@ -145,11 +146,21 @@ for (const dialect of await testDialects()) {
     assert.equal(meta.issuer, `${site.base}/gatehouse/oauth`)
     const reg = await fetch(`${site.base}/gatehouse/oauth/reg`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"redirect_uris":["http://127.0.0.1:9/cb"]}' })
     assert.equal(reg.status, 404)
-    // Without PLUGIN_GATEHOUSE_OAUTH_METADATA_ALLOW_PRIVATE, a client id on a loopback address is never fetched.
-    const res = await new Jar().request(authorizeUrl(site.base, { clientId: 'https://127.0.0.1:9/client.json', redirectUri: CALLBACK }, { scope: 'products:read', code_challenge: pkce().challenge, code_challenge_method: 'S256' }))
-    assert.equal(res.status, 400)
-    assert.equal(res.headers.get('location'), null)
-    assert.match(await res.text(), /invalid_client/)
+    // Without PLUGIN_GATEHOUSE_OAUTH_METADATA_ALLOW_PRIVATE, a client id on a loopback address is
+    // never fetched, however the address is written (a literal is never looked up: the check on
+    // resolved addresses let these connect, a port scan from outside).
+    const connections: Socket[] = []
+    const listener = createServer((socket) => { connections.push(socket); socket.destroy() })
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve))
+    t.after(() => new Promise<void>((resolve) => listener.close(() => resolve())))
+    const port = (listener.address() as AddressInfo).port
+    for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '2130706433', '0x7f.1', 'localhost']) {
+      const res = await new Jar().request(authorizeUrl(site.base, { clientId: `https://${host}:${port}/client.json`, redirectUri: CALLBACK }, { scope: 'products:read', code_challenge: pkce().challenge, code_challenge_method: 'S256' }))
+      assert.equal(res.status, 400, host)
+      assert.equal(res.headers.get('location'), null)
+      assert.match(await res.text(), /invalid_client/)
+    }
+    assert.equal(connections.length, 0, 'no connection was made')
   })
 
   test(`${dialect}: with Client ID Metadata Documents off, a URL client id is refused before any login and never fetched`, async (t) => {
