@@ -89,9 +89,16 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
     },
     extraClientMetadata: {
       properties: ['response_modes'],
-      validator: (_ctx, _key, value) => {
+      // Called once per client for each property above, with the client's whole metadata.
+      validator: (_ctx, _key, value, metadata) => {
         if (Array.isArray(value) && value.some((m) => !RESPONSE_MODES.includes(String(m)))) {
           throw new errors.InvalidClientMetadata(`response_modes: only ${RESPONSE_MODES.join(', ')} is supported`)
+        }
+        // OAuth 2.1 §2.3.1 and MCP's authorization: a plain-http redirect only to the client's own
+        // machine (the library lets a web client name any http URI, where a code could be read).
+        const plain = ((metadata as { redirect_uris?: unknown }).redirect_uris as unknown[] | undefined ?? []).find((u) => !allowedRedirect(String(u)))
+        if (plain !== undefined) {
+          throw Object.assign(new errors.InvalidRedirectUri(), { error_description: `redirect_uris: ${String(plain)} uses http on a host other than localhost, 127.0.0.1 or [::1]; use https` })
         }
       },
     },
@@ -163,4 +170,12 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
   // Behind a proxy that terminates TLS, the issuer (settings) says https; the library trusts X-Forwarded-* only when told.
   provider.proxy = new URL(settings.oauthIssuer).protocol === 'https:'
   return provider
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]'])
+
+/** A redirect URI other than plain http, or plain http to the loopback interface. */
+function allowedRedirect(uri: string): boolean {
+  const u = URL.parse(uri)
+  return u === null || u.protocol !== 'http:' || LOOPBACK_HOSTS.has(u.hostname)
 }

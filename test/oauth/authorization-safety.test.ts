@@ -12,7 +12,8 @@ import { createServer, type AddressInfo, type Socket } from 'node:net'
 import { testDialects } from '../helpers/test-app.js'
 import { listAudit } from '../../src/control/audit-log.js'
 import { mcpInitialize, oauthSite, tokenRequest } from './helpers/oauth-apps.js'
-import { authorizeUrl, consent, csrfOf, exchange, Jar, pkce, register } from './helpers/hand-flow.js'
+import { authorizeUrl, consent, csrfOf, exchange, Jar, pkce, register, registration } from './helpers/hand-flow.js'
+import { REGISTRATIONS_PER_MINUTE } from '../../src/api/oauth/oauth-routes.js'
 import { loopbackCertificate, MemoryOAuthClient, metadataDocument, metadataServer } from './helpers/oauth-client.js'
 
 const CALLBACK = 'http://127.0.0.1:9/callback'
@@ -134,6 +135,33 @@ for (const dialect of await testDialects()) {
       assert.equal(res.status, 400)
       assert.match(await res.text(), /orders:read_sensitive/)
     })
+  })
+
+  test(`${dialect}: registration takes plain http only to the loopback interface, and a limited number a minute from one address`, async (t) => {
+    const site = await oauthSite(dialect, {}, { second: false })
+    t.after(() => site.close())
+    // OAuth 2.1 §2.3.1: a code sent over plain http to another host can be read on the way.
+    const plain = await registration(site.base, 'http://evil.example/cb')
+    assert.equal(plain.status, 400)
+    const refused = (await plain.json()) as { error: string; error_description: string }
+    assert.equal(refused.error, 'invalid_redirect_uri')
+    assert.match(refused.error_description, /http:\/\/evil\.example\/cb uses http on a host other than localhost/)
+    let made = 0
+    for (const uri of ['https://agent.example/cb', 'http://127.0.0.1:9/cb', 'http://localhost:9/cb', 'http://[::1]:9/cb']) {
+      const res = await registration(site.base, uri)
+      assert.equal(res.status, 201, `${uri}: ${await res.clone().text()}`)
+      made++
+    }
+    // Registration needs no credential: one address may ask REGISTRATIONS_PER_MINUTE times a minute
+    // (the refused request above counted).
+    for (; made + 1 < REGISTRATIONS_PER_MINUTE; made++) {
+      const res = await registration(site.base, CALLBACK)
+      assert.equal(res.status, 201)
+    }
+    const over = await registration(site.base, CALLBACK)
+    assert.equal(over.status, 429)
+    assert.ok(Number(over.headers.get('retry-after')) > 0)
+    assert.match(((await over.json()) as { error_description: string }).error_description, /too many client registrations from this address/)
   })
 
   test(`${dialect}: with dynamic registration off, no registration endpoint is published or served, and metadata documents on internal addresses are refused`, async (t) => {

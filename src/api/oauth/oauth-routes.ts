@@ -13,6 +13,10 @@ import { storeErrors } from '../error-handler.js'
 import { RETRY_AFTER_SECONDS, UNAVAILABLE_DESCRIPTION } from '../../oauth/authorization-server.js'
 
 const METHODS = ['GET', 'POST', 'DELETE', 'PUT', 'OPTIONS', 'HEAD'] as const
+/** The library's dynamic registration endpoint, under the issuer. */
+const REGISTRATION_PATH = '/reg'
+/** Client registrations one address may make a minute (an agent host registers once). */
+export const REGISTRATIONS_PER_MINUTE = 20
 /** Where the library publishes its metadata, under the issuer. */
 const DISCOVERY = '/.well-known/openid-configuration'
 
@@ -37,6 +41,16 @@ export async function oauthRoutes(app: FastifyInstance, services: Services): Pro
     res.setHeader('X-Request-Id', request.id)
     secure(res)
     try {
+      // Registration needs no credential and every client is kept: unthrottled, one address
+      // filled the database (1,000 clients with long metadata in 5 s).
+      if (request.method === 'POST' && path(request).split('?')[0] === REGISTRATION_PATH) {
+        const d = await services.rateLimiter.hit(`oauth-register:${request.ip}`, REGISTRATIONS_PER_MINUTE)
+        if (!d.allowed) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': String(d.resetSeconds) })
+            .end(JSON.stringify({ error: 'temporarily_unavailable', error_description: `too many client registrations from this address (${REGISTRATIONS_PER_MINUTE} a minute); retry in ${d.resetSeconds} seconds` }))
+          return reply
+        }
+      }
       await oauth.handle(request.raw, res, path(request))
     } catch (err) {
       // The server starts at its first request, reading (on a fresh site, writing) its keys: a
