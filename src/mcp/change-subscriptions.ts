@@ -28,8 +28,18 @@ export const LISTEN_TIMING = Object.freeze({ pollMs: 250, keepAliveMs: 15_000, p
 
 interface ChangeItem { position: number; resourceType: string; resourceId: number; action: string }
 
+/**
+ * Streams one credential holds open at once. Every commit wakes each stream, which reads the
+ * feed: unbounded, one token's 4,000 streams made every other request wait seconds. Opening one
+ * more ends the credential's oldest, gracefully (as sessions do: a client that reconnects
+ * without closing is not locked out).
+ */
+export const STREAMS_PER_CREDENTIAL = 10
+
 export class ChangeSubscriptions {
   private readonly open = new Set<(graceful: boolean) => void>()
+  /** Each credential's open streams, oldest first. */
+  private readonly byCredential = new Map<string, ((graceful: boolean) => void)[]>()
 
   constructor(private readonly services: Services) {}
 
@@ -103,12 +113,19 @@ export class ChangeSubscriptions {
     const keepAlive = setInterval(() => res.write(': keepalive\n\n'), LISTEN_TIMING.keepAliveMs)
     const end = (graceful: boolean) => {
       if (!this.open.delete(end)) return
+      const held = this.byCredential.get(caller.credentialId) ?? []
+      held.splice(held.indexOf(end), 1)
+      if (held.length === 0) this.byCredential.delete(caller.credentialId)
       unsubscribe()
       clearInterval(poll)
       clearInterval(keepAlive)
       if (graceful && !res.writableEnded) send({ id, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: id } } })
       res.end()
     }
+    const held = this.byCredential.get(caller.credentialId) ?? []
+    while (held.length >= STREAMS_PER_CREDENTIAL) (held[0] as (graceful: boolean) => void)(true)
+    held.push(end)
+    this.byCredential.set(caller.credentialId, held)
     this.open.add(end)
     res.on('close', () => end(false))
     return undefined
