@@ -75,12 +75,15 @@ export function validatorCompiler(): FastifySchemaCompiler<unknown> {
 }
 
 /**
- * `date-time` as the declarations' checker reads it (resources/formats.ts): ajv-formats takes a
- * leap second (`23:59:60Z`), which JavaScript cannot read (`Date.parse` is NaN), so
- * `updatedSince` at one matched nothing and a feed cursor carrying it stood still for ever.
+ * `date-time` as ajv-formats checks it (a real day of its month) and as the declarations'
+ * checker reads it (resources/formats.ts): ajv-formats takes a leap second (`23:59:60Z`), which
+ * JavaScript cannot read (`Date.parse` is NaN), so `updatedSince` at one matched nothing and a
+ * feed cursor carrying it stood still for ever.
  */
-function dateTimes(ajv: { addFormat(name: string, check: (value: string) => boolean): unknown }): void {
-  ajv.addFormat('date-time', isDateTime)
+function dateTimes(ajv: { formats: Record<string, unknown>; addFormat(name: string, check: (value: string) => boolean): unknown }): void {
+  const given = ajv.formats['date-time'] as ((value: string) => boolean) | { validate: (value: string) => boolean }
+  const calendar = typeof given === 'function' ? given : given.validate
+  ajv.addFormat('date-time', (value) => calendar(value) && isDateTime(value))
 }
 
 type NumberKind = 'integer' | 'number'

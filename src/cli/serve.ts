@@ -2,6 +2,7 @@
 // webhook worker (buildApp starts it), listening until SIGINT or SIGTERM, then closing
 // cleanly: in-flight requests finish, workers stop, the database closes.
 import { setFlagsFromString } from 'node:v8'
+import { createServer } from 'node:net'
 import type { Command } from 'commander'
 import { buildApp, type GatehouseApp } from '../compose/app.js'
 import type { Settings } from '../kernel/settings.js'
@@ -57,6 +58,23 @@ export interface ServeOptions {
   readonly portFromOption?: boolean
 }
 
+const portInUse = (settings: Settings, opts: ServeOptions) =>
+  new CliError(`port ${settings.port} on ${settings.host} is already in use; ${opts.portFromOption ? 'choose another with --port' : 'choose another with --port or PLUGIN_GATEHOUSE_PORT'}`)
+
+/**
+ * Refuses a port already in use before anything else is done (`start` prints one-time secrets,
+ * and `Try: curl …` lines that would send them to whatever holds the port). Serving checks
+ * again: another process may take the port in between.
+ */
+export async function ensurePortFree(settings: Settings, opts: ServeOptions = {}): Promise<void> {
+  const probe = createServer()
+  const busy = await new Promise<boolean>((resolve) => {
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE'))
+    probe.listen({ host: settings.host, port: settings.port, exclusive: true }, () => probe.close(() => resolve(false)))
+  })
+  if (busy) throw portInUse(settings, opts)
+}
+
 export async function serve(settings: Settings, opts: ServeOptions = {}): Promise<RunningServer> {
   const app = await buildApp({ settings })
   let address: string
@@ -65,9 +83,7 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
   } catch (err) {
     await app.close().catch(() => {})
     const code = (err as { code?: string }).code
-    if (code === 'EADDRINUSE') {
-      throw new CliError(`port ${settings.port} on ${settings.host} is already in use; ${opts.portFromOption ? 'choose another with --port' : 'choose another with --port or PLUGIN_GATEHOUSE_PORT'}`)
-    }
+    if (code === 'EADDRINUSE') throw portInUse(settings, opts)
     throw err
   }
   const stops: { stop(): Promise<void> }[] = []
@@ -118,18 +134,21 @@ export function printListening(url: string, workers = 1): void {
 }
 
 /** Applies --host/--port before settings load, so validation and the base URL see them. */
-export function applyListenOptions(opts: { host?: string; port?: string }): void {
+export function applyListenOptions(opts: { host?: string; port?: number }): void {
   if (opts.host !== undefined) process.env.PLUGIN_GATEHOUSE_HOST = opts.host
-  if (opts.port !== undefined) process.env.PLUGIN_GATEHOUSE_PORT = opts.port
+  if (opts.port !== undefined) process.env.PLUGIN_GATEHOUSE_PORT = String(opts.port)
 }
+
+/** `--port`, checked as typed (a bad one is named as the option, not as the setting it sets). */
+export const portOption = wholeNumber(0, 65535)
 
 export function registerServe(program: Command): void {
   program.command('serve')
     .description('serve the machine API, the admin API and the in-process webhook worker')
     .option('--host <host>', 'listen address (PLUGIN_GATEHOUSE_HOST, default 127.0.0.1)')
-    .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
+    .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)', portOption)
     .option('--workers <n>', 'server processes sharing the port (use the cores; PostgreSQL recommended above 1)', wholeNumber(1, 256), 1)
-    .action(async (opts: { host?: string; port?: string; workers: number }) => {
+    .action(async (opts: { host?: string; port?: number; workers: number }) => {
       applyListenOptions(opts)
       const settings = loadCliSettings()
       const portFromOption = opts.port !== undefined

@@ -15,7 +15,7 @@ import { BASE_PATH } from '../kernel/machine-route.js'
 import { ADMIN_BASE_PATH } from '../api/admin/admin-route.js'
 import type { AdminTokenService } from '../auth/admin-tokens.js'
 import { operator } from './operator.js'
-import { applyListenOptions, printListening, serve } from './serve.js'
+import { applyListenOptions, ensurePortFree, portOption, printListening, serve } from './serve.js'
 import { loadCliSettings, withServices } from './context.js'
 import { createProgress } from './progress.js'
 import { formatCount } from './output.js'
@@ -30,12 +30,13 @@ export function registerStart(program: Command): void {
     .description('first run: migrate, load demo data into an empty store, create a demo token and admin login, then serve')
     .option('--no-demo', 'do not load demo data, even into an empty store')
     .option('--host <host>', 'listen address (PLUGIN_GATEHOUSE_HOST, default 127.0.0.1)')
-    .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)')
+    .option('--port <port>', 'listen port (PLUGIN_GATEHOUSE_PORT, default 8080)', portOption)
     .addOption(new Option('--setup-only', 'run the first-run steps and exit (start runs them in a child process)').hideHelp())
-    .action(async (opts: { demo: boolean; host?: string; port?: string; setupOnly?: boolean }) => {
+    .action(async (opts: { demo: boolean; host?: string; port?: number; setupOnly?: boolean }) => {
       applyListenOptions(opts)
       const settings = loadCliSettings()
       if (opts.setupOnly) return setUp(settings, opts.demo)
+      await ensurePortFree(settings, { portFromOption: opts.port !== undefined })
       // The first-run steps (migrations, demo data, secrets) run in a child process: their
       // garbage (the seeding above all) would otherwise stay resident in the serving process,
       // whose heap and malloc arenas do not give it back (about 15 MB of an idle server).

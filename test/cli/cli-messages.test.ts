@@ -71,6 +71,19 @@ test('a busy port names --port when the port came from it, and the setting other
   const bySetting = await runCli(['serve'], { env: { ...env, PLUGIN_GATEHOUSE_PORT: port } })
   assert.equal(bySetting.code, 1)
   assert.equal(bySetting.stderr, `gatehouse: port ${port} on 127.0.0.1 is already in use; choose another with --port or PLUGIN_GATEHOUSE_PORT\n`)
+  // `start` finds out before it makes and prints one-time secrets (whose "Try: curl" lines
+  // would send them to whatever holds the port).
+  const first = await runCli(['start', '--no-demo', '--port', port], { env })
+  assert.equal(first.code, 1)
+  assert.equal(first.stderr, `gatehouse: port ${port} on 127.0.0.1 is already in use; choose another with --port\n`)
+  assert.equal(first.stdout, '', 'nothing was set up or printed')
+  // A bad --port is named as typed, not as the setting it fills.
+  for (const command of ['serve', 'start']) {
+    const bad = await runCli([command, '--port', 'eighty'], { env })
+    assert.equal(bad.code, 1)
+    assert.match(bad.stderr, /--port.*eighty.*expected a whole number from 0 to 65535/)
+    assert.doesNotMatch(bad.stderr, /PLUGIN_GATEHOUSE_PORT/)
+  }
 })
 
 /** Runs a command, reads its first chunk of output, then closes the pipe as `| head -1` does. */

@@ -53,7 +53,8 @@ test('an invalid or missing file makes the provider unavailable until a valid on
   assert.equal(check.status, 'warn')
   // Machine clients read readiness: the state and the line, never the file's path or values.
   assert.equal(check.message, 'provider redirects is unavailable: redirects file: the file is refused: 1 problem, on line 3 (the server log names each)')
-  assert.doesNotMatch(JSON.stringify(ready), /gatehouse-redirects-|\/b2|303/)
+  // (The file's values as they would appear: `"/b2"`, a status `303` not inside a time such as `…28.303Z`.)
+  assert.doesNotMatch(JSON.stringify(ready), /gatehouse-redirects-|\/b2|\b303\b/)
   const bundle = (await app.get(`${BASE_PATH}/diagnostics/bundle`, token)).json().data
   assert.ok(bundle.checks.readiness.problems.includes(`providers: ${check.message}`), JSON.stringify(bundle.checks.readiness.problems))
   assert.deepEqual(bundle.posture.providers.map((p: Record<string, unknown>) => [p.plugin, p.entry, p.source, p.resources, p.available]),
