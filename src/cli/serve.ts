@@ -84,6 +84,9 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
     await app.close().catch(() => {})
     const code = (err as { code?: string }).code
     if (code === 'EADDRINUSE') throw portInUse(settings, opts)
+    if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EADDRNOTAVAIL') {
+      throw new CliError(`cannot listen on ${settings.host}: ${code === 'EADDRNOTAVAIL' ? 'not an address of this machine' : 'no such host'}; choose another with --host or PLUGIN_GATEHOUSE_HOST`)
+    }
     throw err
   }
   const stops: { stop(): Promise<void> }[] = []

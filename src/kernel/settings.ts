@@ -138,7 +138,7 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
     const v = read(name)
     if (v === undefined) return def
     const parsed = parseBoolean(v)
-    if (parsed === undefined) throw new SettingsError(PREFIX + name, `expected true or false, got "${v}"`)
+    if (parsed === undefined) throw new SettingsError(PREFIX + name, `expected true or false (also yes/no, on/off, 1/0), got "${v}"`)
     return parsed
   }
   const int = (name: string, def: number, min: number, max?: { value: number; clamp: boolean }): number => {
@@ -156,6 +156,10 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
   }
 
   const host = read('HOST') ?? '127.0.0.1'
+  // Checked here, or a bad one is blamed on BASE_URL, which is built from it.
+  if (URL.parse(`http://${host.includes(':') ? `[${host}]` : host}/`)?.hostname === undefined || /[/?#@\s]/.test(host)) {
+    throw new SettingsError(PREFIX + 'HOST', `expected a host name or an IP address, got "${host}"`)
+  }
   const port = int('PORT', 8080, 0, { value: 65535, clamp: false })
   const databaseUrl = read('DATABASE_URL') ?? 'sqlite:./data/gatehouse.db'
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
@@ -207,7 +211,7 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
   if (oauthMetadataCaFile !== undefined && !existsSync(oauthMetadataCaFile)) {
     throw new SettingsError(PREFIX + 'OAUTH_METADATA_CA_FILE', `no such file: ${oauthMetadataCaFile}`)
   }
-  return {
+  const settings: Settings = {
     databaseUrl,
     host,
     port,
@@ -228,7 +232,7 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
     webhookRetryBaseSeconds: int('WEBHOOK_RETRY_BASE_SECONDS', 30, 0),
     webhookAllowPrivate,
     rateLimitPerMinute: int('RATE_LIMIT_PER_MINUTE', 600, 0),
-    redisUrl: read('REDIS_URL'),
+    redisUrl: redisUrl(read('REDIS_URL')),
     redisPrefix: redisPrefix(read('REDIS_PREFIX') ?? 'gatehouse:'),
     databaseConnectTimeoutMs: int('DATABASE_CONNECT_TIMEOUT_MS', 5000, 1),
     databaseQueryTimeoutMs: int('DATABASE_QUERY_TIMEOUT_MS', 15000, 1),
@@ -243,7 +247,7 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
     jobsOverdueGraceSeconds: int('JOBS_OVERDUE_GRACE_SECONDS', 900, 0, { value: 604_800, clamp: false }),
     providers,
     redirectsFile,
-    logLevel: read('LOG_LEVEL') ?? 'info',
+    logLevel: oneOf('LOG_LEVEL', read('LOG_LEVEL') ?? 'info', LOG_LEVELS),
     oauthEnabled: bool('OAUTH_ENABLED', true),
     oauthIssuer,
     oauthClientMetadataDocuments: bool('OAUTH_CLIENT_METADATA_DOCUMENTS', true),
@@ -256,6 +260,48 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
     warnings,
     sources,
   }
+  // Every setting is read above, so a name no read asked for is none (a misspelt
+  // PLUGIN_GATEHOUSE_PROT left the default port in force unnoticed).
+  for (const name of Object.keys(env)) {
+    if (name.startsWith(PREFIX) && name !== PREFIX && !(name in sources)) {
+      const near = closestName(name, Object.keys(sources))
+      warnings.push(`${name} is not a setting; ignored${near ? ` (did you mean ${near}?)` : ''}`)
+    }
+  }
+  return settings
+}
+
+/** The known name within three edits of `name`, if one is. */
+function closestName(name: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined
+  for (const k of known) {
+    const d = editDistance(name, k)
+    if (d <= 3 && (!best || d < best.distance)) best = { name: k, distance: d }
+  }
+  return best?.name
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i]
+    for (let j = 1; j <= b.length; j++) row[j] = Math.min((previous[j] as number) + 1, (row[j - 1] as number) + 1, (previous[j - 1] as number) + (a[i - 1] === b[j - 1] ? 0 : 1))
+    previous = row
+  }
+  return previous[b.length] as number
+}
+
+/** pino's levels, and `silent`. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw new SettingsError(PREFIX + name, `must be one of: ${allowed.join(', ')}; got "${value}"`)
+  return value as T
+}
+
+function redisUrl(value: string | undefined): string | undefined {
+  if (value !== undefined && !/^rediss?:\/\/./.test(value)) throw new SettingsError(PREFIX + 'REDIS_URL', `expected redis://… or rediss://…, got "${value}"`)
+  return value
 }
 
 function checkUrl(name: string, value: string): void {

@@ -94,3 +94,21 @@ test('a whsec_ secret must carry base64; the Redis prefix is checked and default
   assert.equal(loadSettings({ PLUGIN_GATEHOUSE_REDIS_PREFIX: 'site-b:' }).redisPrefix, 'site-b:')
   refused({ PLUGIN_GATEHOUSE_REDIS_PREFIX: 'has space' }, 'PLUGIN_GATEHOUSE_REDIS_PREFIX')
 })
+
+test('log level, host and Redis URL are checked with their allowed values; a misspelt name is a warning naming the one meant', () => {
+  refused({ PLUGIN_GATEHOUSE_LOG_LEVEL: 'verbose' }, 'PLUGIN_GATEHOUSE_LOG_LEVEL', /must be one of: fatal, error, warn, info, debug, trace, silent; got "verbose"/)
+  refused({ PLUGIN_GATEHOUSE_HOST: '256.0.0.1' }, 'PLUGIN_GATEHOUSE_HOST', /expected a host name or an IP address/)
+  refused({ PLUGIN_GATEHOUSE_HOST: 'example.com/x' }, 'PLUGIN_GATEHOUSE_HOST')
+  refused({ PLUGIN_GATEHOUSE_REDIS_URL: 'http://x' }, 'PLUGIN_GATEHOUSE_REDIS_URL', /expected redis:\/\/… or rediss:\/\/…/)
+  refused({ PLUGIN_GATEHOUSE_ENABLE_USERS_API: 'maybe' }, 'PLUGIN_GATEHOUSE_ENABLE_USERS_API', /also yes\/no, on\/off, 1\/0/)
+  for (const host of ['0.0.0.0', '::', 'localhost', 'gatehouse.internal']) assert.equal(loadSettings({ PLUGIN_GATEHOUSE_HOST: host }).host, host)
+  assert.equal(loadSettings({ PLUGIN_GATEHOUSE_REDIS_URL: 'rediss://cache:6380/1' }).redisUrl, 'rediss://cache:6380/1')
+
+  const s = loadSettings({ PLUGIN_GATEHOUSE_PROT: '9090', PLUGIN_GATEHOUSE_ENABLE_USER_API: 'true', PLUGIN_GATEHOUSE_NOTHING_LIKE_ANY: '1' })
+  assert.deepEqual(s.warnings, [
+    'PLUGIN_GATEHOUSE_PROT is not a setting; ignored (did you mean PLUGIN_GATEHOUSE_PORT?)',
+    'PLUGIN_GATEHOUSE_ENABLE_USER_API is not a setting; ignored (did you mean PLUGIN_GATEHOUSE_ENABLE_USERS_API?)',
+    'PLUGIN_GATEHOUSE_NOTHING_LIKE_ANY is not a setting; ignored',
+  ])
+  assert.equal(s.port, 8080)
+})
