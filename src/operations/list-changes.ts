@@ -108,7 +108,9 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
 
   const resources = effective.map((t) => ctx.resources.byChangeType(t) as Resource)
   const fieldNames = [...new Set(resources.flatMap((r) => visibility(r, caller).allowed))]
-  const fields: FieldTree | undefined = input.fields !== undefined ? parseFields(input.fields, fieldNames) : undefined
+  // A field sensitive in a type of the page and readable in none of them names the scope it needs, as on lists.
+  const denied = new Map(resources.flatMap((r) => [...visibility(r, caller).denied]).filter(([key]) => !fieldNames.includes(key)))
+  const fields: FieldTree | undefined = input.fields !== undefined ? parseFields(input.fields, fieldNames, denied) : undefined
 
   // While a run of a bounded workflow is open, a record outside its boundary (as it is now) is
   // one the caller may not see: its changes come as deletes without a snapshot, so a mirror

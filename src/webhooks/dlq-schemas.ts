@@ -65,6 +65,8 @@ export function replayRequest(body: Static<typeof ReplayBody> | undefined): Repl
     throw new ApiError('INVALID_REQUEST', 'Give either id or mode=all', [
       { param: 'id', problem: 'required unless mode is all' },
       { param: 'mode', problem: 'must be all when id is not given' },
+      // `limit` bounds mode=all only: given without it, the caller likely meant mode=all.
+      ...(b.limit !== undefined ? [{ param: 'limit', problem: 'only with mode=all' }] : []),
     ])
   }
   if (b.limit !== undefined) throw invalid('limit', 'only with mode=all')

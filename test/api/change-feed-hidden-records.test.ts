@@ -86,3 +86,13 @@ test('a leap second is a 400 naming the parameter, on lists, the feed and bodies
   assert.equal(body.statusCode, 400, body.body)
   assert.equal(body.json().error.details[0].param, 'updatedSince')
 })
+
+test('fields on the feed names the scope a sensitive field needs, as lists do', async (t) => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  t.after(() => app.close())
+  const token = await app.issueToken(['changes:read', 'orders:read', 'products:read'])
+  const res = await app.get('/gatehouse/v1/changes?types=orders,products&fields=id,email', token)
+  assert.equal(res.statusCode, 400, res.body)
+  assert.deepEqual(res.json().error.details, [{ param: 'fields', problem: '"email" requires scope orders:read_sensitive' }])
+  assert.match((await app.get('/gatehouse/v1/changes?types=orders&fields=id,nope', token)).json().error.details[0].problem, /^unknown field "nope"/)
+})

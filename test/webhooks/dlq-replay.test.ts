@@ -86,6 +86,7 @@ for (const dialect of await testDialects()) {
       assert.equal((await app.post(REPLAY, { mode: 'single' }, replayer)).statusCode, 400)
       assert.equal((await app.post(REPLAY, { mode: 'all', id: id1 }, replayer)).json().error.details[0].param, 'id')
       assert.equal((await app.post(REPLAY, { id: id1, limit: 5 }, replayer)).json().error.details[0].param, 'limit')
+      assert.deepEqual((await app.post(REPLAY, { limit: 5 }, replayer)).json().error.details.map((d: { param: string }) => d.param), ['id', 'mode', 'limit'], 'limit without mode=all is named too')
       assert.equal((await app.post(REPLAY, { id: 'x' }, replayer)).json().error.details[0].param, 'id')
       assert.equal((await app.post(REPLAY, { mode: 'some' }, replayer)).json().error.details[0].param, 'mode')
       const unknown = await app.post(REPLAY, { id: 987654 }, replayer)
