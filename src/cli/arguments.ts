@@ -4,6 +4,7 @@
 import { InvalidArgumentError } from 'commander'
 import { expiryFromDuration } from '../auth/credentials.js'
 import { parseCidr } from '../auth/ip-allowlist.js'
+import { ApiError } from '../kernel/errors.js'
 
 export function wholeNumber(min: number, max: number) {
   return (value: string): number => {
@@ -22,8 +23,8 @@ export function commaList(value: string): string[] {
 export function duration(value: string): string {
   try {
     expiryFromDuration(value)
-  } catch {
-    throw new InvalidArgumentError('expected a duration like 30d, 12h or 90m')
+  } catch (err) {
+    throw new InvalidArgumentError(err instanceof ApiError && err.details?.[0] ? err.details[0].problem : 'expected a duration like 30d, 12h or 90m')
   }
   return value.trim()
 }

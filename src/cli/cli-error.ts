@@ -29,3 +29,12 @@ export function describeFailure(err: unknown, flags: ReadonlyMap<string, string>
   if (err instanceof Error) return err.message.split('\n')[0] || err.name
   return String(err)
 }
+
+/**
+ * `err` with its details' fields renamed as a command's arguments name them (`webhookInterests`
+ * → `<list>`), for describeFailure: arguments have no option whose name gives the mapping.
+ */
+export function asArguments(err: unknown, names: Readonly<Record<string, string>>): unknown {
+  if (!(err instanceof ApiError) || !err.details) return err
+  return new ApiError(err.code, err.message, err.details.map((d) => ({ ...d, param: names[d.param] ?? d.param })), err.headers)
+}

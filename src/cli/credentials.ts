@@ -6,6 +6,7 @@ import { operator } from './operator.js'
 import { withServices } from './context.js'
 import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
 import { printJson, printNewToken, printTable } from './output.js'
+import { asArguments } from './cli-error.js'
 
 interface CreateOptions {
   readonly label: string
@@ -94,7 +95,7 @@ export function registerCredentials(program: Command): void {
     .argument('<list>', 'e.g. entry:created,product:*,order:deleted, or "" to clear', webhookInterests)
     .option('--json', 'print the credential as JSON')
     .action((id: string, interests: ReturnType<typeof webhookInterests>, opts: { json?: boolean }) => withServices(async ({ services }) => {
-      const c = await services.credentials.update(id, { webhookInterests: interests }, operator())
+      const c = await services.credentials.update(id, { webhookInterests: interests }, operator()).catch((err: unknown) => { throw asArguments(err, { webhookInterests: '<list>' }) })
       if (opts.json) return printJson(c)
       printRecord(c)
     }))

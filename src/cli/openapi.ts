@@ -3,6 +3,7 @@
 // without a database (see contract-app.ts).
 import { writeFileSync } from 'node:fs'
 import type { Command } from 'commander'
+import { CliError } from './cli-error.js'
 import { openapiDocument } from '../contract/openapi.js'
 import { withContractApp } from './contract-app.js'
 
@@ -15,7 +16,12 @@ export function registerOpenapiCommand(program: Command): void {
       const { doc } = openapiDocument(built.routes, built.services.settings)
       const text = (opts.compact ? JSON.stringify(doc) : JSON.stringify(doc, null, 2)) + '\n'
       if (opts.output) {
-        writeFileSync(opts.output, text)
+        try {
+          writeFileSync(opts.output, text)
+        } catch (err) {
+          const why = (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'its folder does not exist' : (err as NodeJS.ErrnoException).code === 'EACCES' ? 'permission denied' : (err as Error).message
+          throw new CliError(`invalid --output: cannot write ${opts.output}: ${why}`)
+        }
         process.stderr.write(`wrote ${opts.output} (${Object.keys(doc.paths as object).length} paths)\n`)
       } else {
         process.stdout.write(text)

@@ -101,6 +101,8 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   const zero = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', '0d'], { env })
   assert.equal(zero.code, 1)
   assert.equal(zero.stderr, "gatehouse: option '--expires-in <duration>' argument '0d' is invalid. expected a duration like 30d, 12h or 90m\n")
+  const far = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', '99999999d'], { env })
+  assert.equal(far.stderr, "gatehouse: option '--expires-in <duration>' argument '99999999d' is invalid. at most 36500d (100 years)\n")
 
   const unknown = await runCli(['credentials', 'pause', 'cred_nope'], { env })
   assert.equal(unknown.code, 1)
@@ -126,4 +128,5 @@ test('credentials create --webhook-interests and credentials interests set and c
   assert.notEqual(bad.code, 0)
   // Event types come from the declarations: the error lists the families that emit webhooks.
   assert.match(bad.stderr, /unknown resourceType "asset"; valid: product, order, entry/)
+  assert.match(bad.stderr, /^gatehouse: invalid <list>/, 'named as the argument typed, not the API field')
 })
