@@ -5,7 +5,7 @@ import { setFlagsFromString } from 'node:v8'
 import { createServer } from 'node:net'
 import type { Command } from 'commander'
 import { buildApp, type GatehouseApp } from '../compose/app.js'
-import type { Settings } from '../kernel/settings.js'
+import { setFromCommandLine, type Settings } from '../kernel/settings.js'
 import { loadCliSettings } from './context.js'
 import { CliError } from './cli-error.js'
 import { BASE_PATH } from '../kernel/machine-route.js'
@@ -138,8 +138,8 @@ export function printListening(url: string, workers = 1): void {
 
 /** Applies --host/--port before settings load, so validation and the base URL see them. */
 export function applyListenOptions(opts: { host?: string; port?: number }): void {
-  if (opts.host !== undefined) process.env.PLUGIN_GATEHOUSE_HOST = opts.host
-  if (opts.port !== undefined) process.env.PLUGIN_GATEHOUSE_PORT = String(opts.port)
+  if (opts.host !== undefined) setFromCommandLine('HOST', opts.host)
+  if (opts.port !== undefined) setFromCommandLine('PORT', String(opts.port))
 }
 
 /** `--port`, checked as typed (a bad one is named as the option, not as the setting it sets). */

@@ -92,7 +92,7 @@ export interface Settings {
 }
 
 /** Where a setting's value came from: a real environment variable, the `.env` file, or the default. */
-export type SettingSource = 'environment' | '.env' | 'default'
+export type SettingSource = 'command line' | 'environment' | '.env' | 'default'
 
 export class SettingsError extends Error {
   constructor(readonly setting: string, problem: string) {
@@ -107,6 +107,14 @@ type Env = Readonly<Record<string, string | undefined>>
 
 // Names the `.env` file supplied to process.env (loading twice must not make them look real).
 const fromDotEnvFile = new Set<string>()
+// Names a command's option set in process.env (`serve --port 9090`): the panel says so.
+const fromCommandLine = new Set<string>()
+
+/** Sets a setting from a command's option (`--port`), remembering where it came from. */
+export function setFromCommandLine(name: string, value: string): void {
+  process.env[PREFIX + name] = value
+  fromCommandLine.add(PREFIX + name)
+}
 
 /**
  * Loads `.env` from the working directory into `target` (process.env) without overriding real
@@ -131,7 +139,7 @@ export function loadSettings(env: Env = process.env, opts: { fromDotEnv?: Readon
   const read = (name: string): string | undefined => {
     const v = env[PREFIX + name]
     const value = v === undefined || v.trim() === '' ? undefined : v.trim()
-    sources[PREFIX + name] = value === undefined ? 'default' : fromDotEnv.has(PREFIX + name) ? '.env' : 'environment'
+    sources[PREFIX + name] = value === undefined ? 'default' : fromDotEnv.has(PREFIX + name) ? '.env' : env === process.env && fromCommandLine.has(PREFIX + name) ? 'command line' : 'environment'
     return value
   }
   const bool = (name: string, def: boolean): boolean => {

@@ -109,7 +109,7 @@ test('a closed pipe ends a command quietly, exit 0 and nothing on stderr (gateho
 })
 
 test('openapi --output to a folder that does not exist names --output, without a stack', async () => {
-  const res = await runCli(['openapi', '--output', '/nonexistent-folder/x.json'], {})
+  const res = await runCli(['openapi', '--output', '/nonexistent-folder/x.json'], { env: {} })
   assert.equal(res.code, 1)
   assert.equal(res.stderr, 'gatehouse: invalid --output: cannot write /nonexistent-folder/x.json: its folder does not exist\n')
 })

@@ -4,7 +4,7 @@
 // its path is spelled, a malformed whsec_ secret, a malformed Redis prefix.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { loadSettings, SettingsError } from '../../src/kernel/settings.js'
+import { loadSettings, setFromCommandLine, SettingsError } from '../../src/kernel/settings.js'
 import { cliDatabase, runCli } from './helpers/cli.js'
 import { buildTestApp } from '../helpers/test-app.js'
 
@@ -111,4 +111,14 @@ test('log level, host and Redis URL are checked with their allowed values; a mis
     'PLUGIN_GATEHOUSE_NOTHING_LIKE_ANY is not a setting; ignored',
   ])
   assert.equal(s.port, 8080)
+})
+
+test('a setting given by a command option says so as its source (the panel shows it)', (t) => {
+  const before = process.env.PLUGIN_GATEHOUSE_PORT
+  t.after(() => { if (before === undefined) delete process.env.PLUGIN_GATEHOUSE_PORT; else process.env.PLUGIN_GATEHOUSE_PORT = before })
+  setFromCommandLine('PORT', '18123')
+  const s = loadSettings(process.env)
+  assert.equal(s.port, 18123)
+  assert.equal(s.sources.PLUGIN_GATEHOUSE_PORT, 'command line')
+  assert.equal(loadSettings({ PLUGIN_GATEHOUSE_PORT: '18123' }).sources.PLUGIN_GATEHOUSE_PORT, 'environment', 'an environment given explicitly is the environment')
 })
