@@ -7,6 +7,7 @@ import { withServices } from './context.js'
 import { cidrList, commaList, duration, webhookInterests } from './arguments.js'
 import { printJson, printNewToken, printTable } from './output.js'
 import { asArguments } from './cli-error.js'
+import { featureFlags } from '../contract/capabilities.js'
 
 interface CreateOptions {
   readonly label: string
@@ -36,6 +37,12 @@ export function registerCredentials(program: Command): void {
         ipAllowlist: opts.ip ?? [],
         webhookInterests: opts.webhookInterests ?? [],
       }, operator())
+      // Held, and in force once the flag is on; said now so the first 404 is no surprise.
+      for (const e of services.scopes.entries) {
+        if (e.flag !== undefined && !services.settings[e.flag] && credential.scopes.includes(e.scope)) {
+          process.stderr.write(`note: ${e.scope} needs ${featureFlags[e.flag].setting}=true, which is off here; the credential holds it, and it takes effect once that is on\n`)
+        }
+      }
       if (opts.json) return printJson({ credential, token })
       printRecord(credential)
       printNewToken(token)

@@ -101,6 +101,10 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   const zero = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', '0d'], { env })
   assert.equal(zero.code, 1)
   assert.equal(zero.stderr, "gatehouse: option '--expires-in <duration>' argument '0d' is invalid. expected a duration like 30d, 12h or 90m\n")
+  // A scope of a family switched off by its flag is held, and the operator is told it waits for the flag.
+  const flagged = await runCli(['credentials', 'create', '--label', 'people', '--scopes', 'users:read,products:read'], { env })
+  assert.equal(flagged.code, 0, flagged.stderr)
+  assert.equal(flagged.stderr, 'note: users:read needs PLUGIN_GATEHOUSE_ENABLE_USERS_API=true, which is off here; the credential holds it, and it takes effect once that is on\n')
   const far = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', '99999999d'], { env })
   assert.equal(far.stderr, "gatehouse: option '--expires-in <duration>' argument '99999999d' is invalid. at most 36500d (100 years)\n")
 
