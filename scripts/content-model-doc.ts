@@ -41,7 +41,10 @@ const ENTRY_TYPE_RULE = '`type` is one of its section\'s `entryTypes` handles wh
 
 const RULES: Readonly<Record<string, readonly string[]>> = {
   products: ['Deleting a product deletes its variants in the same transaction; each variant and the product leave a `deleted` tombstone in the change log.'],
-  variants: ['Creating, updating (including a change of `productId`, which refreshes both products) or deleting a variant refreshes its product\'s derived fields in the same transaction, with an `updated` change for the product.'],
+  variants: [
+    'Creating, updating (including a change of `productId`, which refreshes both products) or deleting a variant refreshes its product\'s derived fields in the same transaction, with an `updated` change for the product.',
+    'A product has one default variant: a variant written with `isDefault: true` takes it from the product\'s other variants (each set to false, with an `updated` change).',
+  ],
   orders: [
     '`totalRefunded` may not exceed `totalPaid` (400 naming `totalRefunded`).',
     'Status changes follow these transitions (admin API, import and the governed `order.setStatus` alike); any other is a `409 CONFLICT` naming the current and the requested status, and setting the same status again is allowed: '

@@ -9,9 +9,16 @@ export const variantHooks: FamilyHooks = {
   beforeWrite(_w, next) {
     next.isAvailable = next.status === 'live' && (next.hasUnlimitedStock === true || (next.stock as number) > 0)
   },
-  afterWrite(w, next, previous) {
+  async afterWrite(w, next, previous) {
     if (next) w.markDirty('products', next.productId as number)
     if (previous && previous.productId !== next?.productId) w.markDirty('products', previous.productId as number)
+    // A product has one default variant: a variant made the default takes it from the others
+    // (each an `updated` change), as choosing a default in the CMS does.
+    if (next?.isDefault === true && (previous?.isDefault !== true || previous.productId !== next.productId)) {
+      for (const other of await w.docsWhere('variants', 'productId', next.productId)) {
+        if (other.id !== next.id && other.isDefault === true) await w.update('variants', other.id as number, { isDefault: false })
+      }
+    }
   },
 }
 

@@ -1,6 +1,6 @@
 // Writes keep the content's own rules whatever order they come in (found by a review of the
 // admin API): a section's handle does not change under the entries and drafts that name it;
-// an entry's type is one its section lists;
+// an entry's type is one its section lists; a product has one default variant;
 // a category never becomes its own ancestor, its children stay in its group, and its subtree's
 // levels follow it when it moves; and a number a body gives is one JavaScript holds exactly.
 import { test } from 'node:test'
@@ -55,6 +55,13 @@ for (const dialect of await testDialects()) {
     assert.deepEqual(await levels(), { a: 2, b: 3, c: 4 })
     assert.equal(dataOf(await admin.patch(`/categories/${a.id}`, { parentId: null })).level, 1)
     assert.deepEqual(await levels(), { a: 1, b: 2, c: 3 })
+
+    // One default variant a product: a new default takes it from the other.
+    const hoodie = dataOf(await admin.post('/products', { type: 'apparel', title: 'Hoodie', slug: 'hoodie-x' }), 201)
+    const first = dataOf(await admin.post('/variants', { productId: hoodie.id, sku: 'HX-1', title: 'S', price: 1, stock: 1, isDefault: true }), 201)
+    const second = dataOf(await admin.post('/variants', { productId: hoodie.id, sku: 'HX-2', title: 'M', price: 2, stock: 1, isDefault: true }), 201)
+    assert.deepEqual([dataOf(await admin.get(`/variants/${first.id}`)).isDefault, dataOf(await admin.get(`/variants/${second.id}`)).isDefault], [false, true])
+    assert.equal(dataOf(await admin.get(`/products/${hoodie.id}`)).defaultSku, 'HX-2')
 
     // Numbers beyond ±2^53 − 1 are refused where they are, not stored as another number.
     const product = dataOf(await admin.post('/products', { type: 'apparel', title: 'Big', slug: 'big' }), 201)
