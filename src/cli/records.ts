@@ -2,7 +2,7 @@
 // detail operations at the operator's console, with every scope (the operator can read the
 // database anyway) and the same parameters, validation, paging, `fields` and `filter`.
 import type { Command } from 'commander'
-import type { Resource } from '../resources/index.js'
+import { defaultRegistry, type Resource } from '../resources/index.js'
 import { operatorCaller } from '../auth/credentials.js'
 import { listRecords } from '../operations/list-records.js'
 import { showRecord } from '../operations/show-record.js'
@@ -50,12 +50,23 @@ function asFlagError(err: unknown): unknown {
 const summaryOf = (item: Record<string, unknown>) =>
   String(item.title ?? item.name ?? item.username ?? item.handle ?? item.sku ?? item.number ?? item.reference ?? item.filename ?? item.slug ?? '')
 
+/** Each served family's own list options, from its declaration (the common ones said once). */
+function listOptionsHelp(): string {
+  const common = ['limit', 'cursor', 'updatedSince', 'fields', 'filter', 'sort']
+  const lines = defaultRegistry.served.map((r) => {
+    const own = Object.keys(listQuerySchema(r).properties).filter((k) => !common.includes(k))
+    return `  ${r.type.padEnd(16)} ${own.length > 0 ? own.map(flagOf).join(', ') : '(none)'}`
+  })
+  return `\nEvery family: ${common.map(flagOf).join(', ')}.\nAnd its own:\n${lines.join('\n')}\n`
+}
+
 export function registerRecords(program: Command): void {
   const records = program.command('records').description('read records as the machine API serves them (every scope)')
 
   records.command('list <type>')
     .description('one page of a family; options are the list parameters (--filter, --fields, --limit, --cursor, --status, …)')
     .option('--json', 'print the page (data and pagination) as JSON')
+    .addHelpText('after', () => listOptionsHelp())
     .allowUnknownOption()
     .allowExcessArguments()
     .action(async (type: string, opts: { json?: boolean }, cmd: Command) => {
