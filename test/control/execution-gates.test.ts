@@ -81,3 +81,28 @@ test("the policy's required scope, limits and a raised approval count are enforc
   assert.deepEqual(stricter.json().data.reasons, [`policy status now requires 2 approvals; approval ${id} has 1`])
   assert.equal((await app.services.store.get('orders', app.ids.orders))?.status, 'processing')
 })
+
+// Limits on stored values are checked again inside the transaction: ten concurrent price
+// changes, each within 10 % of the price read before it, moved the price about 20 % at a time
+// on PostgreSQL. And a refund of less than a cent is refused (it refunded nothing and still
+// recorded a change).
+for (const dialect of await testDialects()) {
+  test(`${dialect}: concurrent price changes each stay within maxPriceChangePercent of the price they change; a sub-cent refund is a 400`, async (t) => {
+    const app = await controlApp(dialect)
+    t.after(() => app.close())
+    await app.upsertPolicy(openPolicy('prices', 'variant.setPrice', { limits: { maxPriceChangePercent: 10 } }))
+    await app.upsertPolicy(openPolicy('refunds', 'order.refund'))
+    const agent = await app.token(AGENT_SCOPES)
+    const variantId = app.ids.variants
+    const start = (await app.services.store.get('variants', variantId))?.price as number
+    const prices = Array.from({ length: 10 }, (_, i) => Math.round(start * (i % 2 === 0 ? 0.91 : 1.09) * 100) / 100)
+    const answers = await Promise.all(prices.map((price, i) => app.post(`${CONTROL}/actions/execute`, { actionType: 'variant.setPrice', payload: { variantId, price }, metadata: { source: 's', agentId: 'a', traceId: `t${i}` } }, agent, { 'Idempotency-Key': `price-${i}` })))
+    const moves = answers.map((a) => a.json().data).filter((e) => e.status === 'succeeded').map((e) => Math.abs(e.result.price - e.result.previousPrice) / e.result.previousPrice)
+    assert.ok(moves.length >= 1, answers.map((a) => a.body).join('\n'))
+    for (const m of moves) assert.ok(m <= 0.1 + 1e-9, `a change of ${(m * 100).toFixed(2)} % got through: ${moves.map((x) => (x * 100).toFixed(2)).join(', ')}`)
+
+    const tiny = await app.post(`${CONTROL}/actions/execute`, { actionType: 'order.refund', payload: { orderId: app.ids.orders, amount: 0.001 }, metadata: { source: 's', agentId: 'a', traceId: 'r' } }, agent, { 'Idempotency-Key': 'tiny' })
+    assert.equal(tiny.statusCode, 400, tiny.body)
+    assert.deepEqual(tiny.json().error.details, [{ param: 'payload.amount', problem: 'must be at least 0.01' }])
+  })
+}

@@ -30,6 +30,17 @@ async function orderTarget(read: StoreWriter, orderId: number): Promise<Resolved
 
 interface SetPrice { readonly variantId: number; readonly price: number }
 
+/** How far `p.price` moves the current price, against the policy's percentage. */
+function priceChange(p: SetPrice, current: Doc | undefined, maxPercent: number | undefined): LimitResult {
+  const old = (current?.price as number | undefined) ?? 0
+  if (old === 0) {
+    // No percentage of 0 is meaningful: a set limit refuses any change from a zero price.
+    const ok = maxPercent === undefined || p.price === 0
+    return { name: 'maxPriceChangePercent', source: 'policy', max: maxPercent ?? null, actual: null, ok, param: 'payload.price', problem: ok ? null : 'the current price is 0, so any change exceeds a percentage limit' }
+  }
+  return maxLimit('maxPriceChangePercent', 'payload.price', maxPercent, round2((Math.abs(p.price - old) / old) * 100), '%')
+}
+
 export const setPrice = defineAction<SetPrice>({
   type: 'variant.setPrice',
   summary: "Set a variant's price",
@@ -41,16 +52,14 @@ export const setPrice = defineAction<SetPrice>({
   boundary: 'products',
   reads: { family: 'variants', idParam: 'variantId' },
   resolve: (p, read) => variantTarget(read, p.variantId),
-  limits(p, current, limits) {
-    const old = (current?.price as number | undefined) ?? 0
-    if (old === 0) {
-      // No percentage of 0 is meaningful: a set limit refuses any change from a zero price.
-      const ok = limits.maxPriceChangePercent === undefined || p.price === 0
-      return [{ name: 'maxPriceChangePercent', source: 'policy', max: limits.maxPriceChangePercent ?? null, actual: null, ok, param: 'payload.price', problem: ok ? null : 'the current price is 0, so any change exceeds a percentage limit' }]
-    }
-    return [maxLimit('maxPriceChangePercent', 'payload.price', limits.maxPriceChangePercent, round2((Math.abs(p.price - old) / old) * 100), '%')]
-  },
-  steps: [updateStep<SetPrice>('setPrice', 'variants', (c) => c.payload.variantId, (_v, c) => ({ price: c.payload.price }))],
+  limits: (p, current, limits) => [priceChange(p, current, limits.maxPriceChangePercent)],
+  steps: [updateStep<SetPrice>('setPrice', 'variants', (c) => c.payload.variantId, (v, c) => {
+    // Checked again here, against the price as locked now: concurrent executions each within
+    // the limit of the price read before the transaction moved it 20 % under a 10 % limit.
+    const change = priceChange(c.payload, v, c.limits.maxPriceChangePercent)
+    if (!change.ok) throw invalid('payload.price', change.problem ?? 'exceeds maxPriceChangePercent')
+    return { price: c.payload.price }
+  })],
   result(o) {
     const { id, previous, doc } = o.setPrice as { id: number; previous: Doc; doc: Doc }
     return { variantId: id, productId: doc.productId, previousPrice: previous.price, price: doc.price }
@@ -139,7 +148,11 @@ export const refundOrder = defineAction<Refund>({
   defaultRiskLevel: 'high',
   boundary: null,
   reads: { family: 'orders', idParam: 'orderId' },
-  resolve: (p, read) => orderTarget(read, p.orderId),
+  async resolve(p, read) {
+    // Totals are kept in cents: less than one would refund nothing and still record a change.
+    if (round2(p.amount) === 0) throw invalid('payload.amount', 'must be at least 0.01')
+    return orderTarget(read, p.orderId)
+  },
   limits(p, current, limits) {
     const left = refundable(current)
     const ok = round2(p.amount) <= left
