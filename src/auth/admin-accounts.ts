@@ -19,6 +19,9 @@ export function checkPassword(password: string): void {
 
 export async function createAdmin(db: Db, username: string, password: string): Promise<AdminAccount> {
   if (!USERNAME.test(username)) throw invalid('username', 'use 1–100 letters, digits, dots, dashes, underscores or @')
+  // An admin decides and is audited by username; admin tokens by their ids (`adm_…`) and the
+  // configured one as `admin-token`: a username like those would be the same decider.
+  if (/^adm_/i.test(username) || username.toLowerCase() === 'admin-token') throw invalid('username', 'adm_… and admin-token name admin tokens; choose another')
   checkPassword(password)
   const existing = await db.selectFrom('admins').select('username').where('username', '=', username).executeTakeFirst()
   if (existing) throw new ApiError('CONFLICT', `Admin ${username} already exists`)

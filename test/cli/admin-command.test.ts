@@ -33,6 +33,13 @@ test('admin create --password-stdin stores a verifiable scrypt hash; bad input i
   assert.equal(short.code, 1)
   assert.equal(short.stderr, 'gatehouse: invalid password: must be at least 10 characters\n')
 
+  // Names admin tokens decide and are audited under would make an admin the same decider as a token.
+  for (const name of ['adm_-4gzMQCPIe6l', 'admin-token']) {
+    const taken = await runCli(['admin', 'create', '--username', name, '--password-stdin'], { env, input: password })
+    assert.equal(taken.code, 1)
+    assert.equal(taken.stderr, 'gatehouse: invalid --username: adm_… and admin-token name admin tokens; choose another\n')
+  }
+
   // No terminal and no --password-stdin: say how to pass it rather than hang.
   const noTty = await runCli(['admin', 'create', '--username', 'dev'], { env })
   assert.equal(noTty.code, 1)
