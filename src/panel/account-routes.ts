@@ -1,7 +1,7 @@
 // The Accounts screens and actions: each action calls the CredentialService method the
 // admin API's credential routes call (create, rotate, setStatus, delete), with the signed-in
-// admin as the actor the audit log records. New and rotated tokens are rendered straight
-// into the answer (never stored, never redirected), so they are shown exactly once.
+// admin as the actor the audit log records. New and rotated tokens are shown once, on the
+// page the form's answer redirects to (issued-token.ts), so a reload does not act again.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { credentialId } from '../api/admin/admin-params.js'
 import { ApiError, notFound } from '../kernel/errors.js'
@@ -12,7 +12,8 @@ import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from '
 import { listAdminAccounts } from '../operations/admin-accounts.js'
 import { html } from './html.js'
 import { adminListView } from './views/admin-views.js'
-import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, confirmView, tokenView } from './views/account-views.js'
+import { accountDetailView, accountFormView, accountListView, CONFIRM_TEXT, confirmView, tokenGoneView, tokenView } from './views/account-views.js'
+import { redirectToIssued, takeIssued } from './issued-token.js'
 
 const STATUS_ACTIONS: Record<string, CredentialStatus> = { pause: 'paused', resume: 'active', revoke: 'revoked' }
 
@@ -24,6 +25,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
   const words = accountWords(resources.boundaryAxes)
   const scopes = () => [...ctx.services.scopes.enabled(settings).filter((x) => !x.deprecatedFor), ...providers.scopes()]
   const page = { title: 'Accounts' } as const
+  const { db } = ctx.services.database
 
   panel.get('/accounts', { config: { screen: { title: 'Accounts', order: 60 } } }, async (request, reply) => {
     await credentials.flushUsage().catch(() => {})
@@ -37,7 +39,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
     const values = readAccountForm(formOf(request), resources.boundaryAxes)
     try {
       const { credential, token } = await credentials.create(toCreateInput(values, resources), by(request))
-      return renderPage(ctx, request, reply, { ...page, title: 'Credential created' }, tokenView(credential, token, 'created'), 201)
+      return redirectToIssued(db, reply, ctx.sessions.secure, { credentialId: credential.id, token, verb: 'created' })
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
       const problems = err.details && err.details.length > 0 ? err.details : [{ param: '(form)', problem: err.message }]
@@ -60,7 +62,15 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
 
   panel.post('/accounts/:id/rotate', async (request, reply) => {
     const { credential, token } = await credentials.rotate(credentialId(request.params), by(request))
-    return renderPage(ctx, request, reply, { ...page, title: 'Token rotated' }, tokenView(credential, token, 'rotated'))
+    return redirectToIssued(db, reply, ctx.sessions.secure, { credentialId: credential.id, token, verb: 'rotated' })
+  })
+
+  // (A static path: the router prefers it to /accounts/:id whatever the order.)
+  panel.get('/accounts/issued', async (request, reply) => {
+    const issued = await takeIssued(db, request, reply, ctx.sessions.secure)
+    if (!issued) return renderPage(ctx, request, reply, { ...page, title: 'Token not shown again' }, tokenGoneView())
+    const credential = await credentials.get(issued.credentialId)
+    return renderPage(ctx, request, reply, { ...page, title: issued.verb === 'created' ? 'Credential created' : 'Token rotated' }, tokenView(credential, issued.token, issued.verb))
   })
 
   for (const [action, status] of Object.entries(STATUS_ACTIONS)) {

@@ -24,12 +24,24 @@ test('create shows the token once; rotate, pause, resume, revoke and delete act 
     label, scopes: ['products:read', 'orders:read'], expiresIn: '30d', ipAllowlist: '10.0.0.0/8\n192.0.2.1',
     interests: ['product:created', 'product:updated', 'order:deleted'], sections: 'blog, news', entryIds: '4 5', productIds: '9',
   })
-  assert.equal(created.statusCode, 201)
-  assert.match(String(created.headers['cache-control']), /no-store/)
-  const token = tokenIn(created.body)
+  // The answer redirects to the page that shows the token, so a reload of it sends nothing again.
+  assert.equal(created.statusCode, 303)
+  assert.equal(created.headers.location, '/gatehouse/cp/accounts/issued')
+  assert.equal(created.body.includes('gth_'), false, 'no token in the redirect')
+  assert.doesNotMatch(String(created.headers['set-cookie']), /gth_/, 'the kept token is encrypted')
+  const shown = await s.follow(created)
+  assert.equal(shown.statusCode, 200)
+  assert.match(String(shown.headers['cache-control']), /no-store/)
+  const token = tokenIn(shown.body)
   assert.ok(token, 'the token is on the result page')
-  assert.equal(created.body.includes('<img src=x'), false, 'the label is escaped')
-  assert.match(created.body, /&lt;img src=x onerror=alert\(1\)&gt; &quot;sync&quot; &amp; co/)
+  assert.equal(shown.body.includes('<img src=x'), false, 'the label is escaped')
+  assert.match(shown.body, /&lt;img src=x onerror=alert\(1\)&gt; &quot;sync&quot; &amp; co/)
+  // A reload: the kept token was cleared with the page; nothing is made again.
+  const reloaded = await s.page('/gatehouse/cp/accounts/issued')
+  assert.equal(reloaded.statusCode, 200)
+  assert.equal(tokenIn(reloaded.body), undefined)
+  assert.match(reloaded.body, /Token not shown again/)
+  assert.equal((await app.services.credentials.list()).filter((x) => x.source === 'managed').length, 1, 'one credential')
 
   const [c] = (await app.services.credentials.list()).filter((x) => x.source === 'managed')
   assert.equal(c.label, label)
@@ -57,7 +69,7 @@ test('create shows the token once; rotate, pause, resume, revoke and delete act 
   // Rotate via its confirmation page: a new token once, the old one stops working.
   const confirm = await s.page(`/gatehouse/cp/accounts/${c.id}/confirm/rotate`)
   assert.match(confirm.body, new RegExp(`action="/gatehouse/cp/accounts/${c.id}/rotate"`))
-  const rotated = await s.submit(`/gatehouse/cp/accounts/${c.id}/rotate`)
+  const rotated = await s.follow(await s.submit(`/gatehouse/cp/accounts/${c.id}/rotate`))
   const newToken = tokenIn(rotated.body)
   assert.ok(newToken && newToken !== token)
   const bearer = (tok: string | undefined) => app.app.inject({ url: '/gatehouse/v1/products', headers: { authorization: `Bearer ${tok}` }, remoteAddress: '10.1.2.3' })

@@ -54,7 +54,7 @@ test('approvals: dual approval by two admins from the panel, history and a verif
   assert.match(history, /<span class="badge approved">approved<\/span><\/div><\/td>\s*<td data-label="Approvals"><div>2 of 2<\/div><\/td>/)
 
   // Credential changes made in the panel are audited with the admin as actor, as through the admin API.
-  assert.equal((await first.submit('/gatehouse/cp/accounts', { label: 'audited', scopes: ['products:read'] })).statusCode, 201)
+  assert.equal((await first.submit('/gatehouse/cp/accounts', { label: 'audited', scopes: ['products:read'] })).statusCode, 303)
   const credentialRecords = await app.database.db.selectFrom('control_audit').select(['action', 'actor_type', 'actor_id']).where('category', '=', 'credential').orderBy('id', 'desc').limit(1).execute()
   assert.deepEqual(credentialRecords.map((r) => [r.action, r.actor_type, r.actor_id]), [['create', 'admin', 'ops-admin']])
 

@@ -71,6 +71,14 @@ export function tokenView(c: CredentialRecord, token: string, verb: 'created' | 
     <p><a href="${PANEL_BASE}/accounts/${c.id}">Done</a></p></section>`
 }
 
+/** The token page once its token was shown (a reload, or a visit without a new token). */
+export function tokenGoneView(): Html {
+  return html`<h1>Token not shown again</h1><section>
+    <p>A new token is shown once, on the page right after it was made; it is not shown again, and
+    reloading that page does not make another. If it was not copied, rotate the credential for a new one.</p>
+    <p><a href="${PANEL_BASE}/accounts">Accounts</a></p></section>`
+}
+
 /** `oauth`: the grants an OAuth consent linked to this credential (it was created by one). */
 export function accountDetailView(s: PanelSession, c: CredentialRecord, axes: readonly BoundaryAxis[], oauth: readonly GrantLink[] = []): Html {
   const base = `${PANEL_BASE}/accounts/${c.id}`

@@ -85,5 +85,10 @@ export async function signedIn(app: TestApp) {
     csrf,
     page: (url: string) => get(app, url, cookie),
     submit: (url: string, fields: Fields = {}) => post(app, url, { _csrf: csrf, ...fields }, cookie),
+    /** Follows a 303 as a browser does: to its Location, with the cookies it set beside the session's. */
+    follow: (res: PanelResponse) => {
+      const set = [res.headers['set-cookie'] ?? []].flat().map(String).filter((c) => !/Max-Age=0/.test(c)).map(cookiePair)
+      return get(app, String(res.headers.location), [cookie, ...set].join('; '))
+    },
   }
 }
