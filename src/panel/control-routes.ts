@@ -9,6 +9,7 @@ import { AdminDecideBody } from '../control/control-schemas.js'
 import { listAudit, verifyAudit } from '../control/audit-log.js'
 import type { Actor } from '../control/actor.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
+import { onlyParameters, wholeParameter } from './panel-query.js'
 import { approvalPage, approvalsView, auditView } from './views/control-views.js'
 import { approvalReview } from '../control/approval-review.js'
 
@@ -61,9 +62,9 @@ export async function auditRoutes(panel: FastifyInstance, ctx: PanelContext): Pr
   panel.get('/audit', { config: { screen: { title: 'Audit', order: 90 } } }, async (request, reply) => {
     const verification = await verifyAudit(db)
     const head = verification.headSeq
-    const given = Number((request.query as { from?: string }).from)
+    const given = wholeParameter(onlyParameters(request.query, ['from']), 'from')
     // Newest page by default; `from` is the id after which the page starts.
-    const from = Number.isSafeInteger(given) && given >= 0 ? Math.min(given, head) : Math.max(0, head - PAGE)
+    const from = given !== undefined ? Math.min(given, head) : Math.max(0, head - PAGE)
     const { items } = await listAudit(db, { afterId: from, limit: PAGE })
     const nav = { older: from > 0 ? Math.max(0, from - PAGE) : null, newer: from + PAGE < head ? from + PAGE : null }
     return renderPage(ctx, request, reply, { title: 'Audit' }, auditView([...items].reverse(), verification, nav))

@@ -20,3 +20,22 @@ export function chartRange(query: unknown): ChartRange {
   if (!(CHART_RANGES as readonly string[]).includes(given)) throw invalid('range', `must be one of ${CHART_RANGES.join(', ')}`)
   return given as ChartRange
 }
+
+/**
+ * The query's parameters, each of `allowed` at most: another is a 400 naming it (as the APIs
+ * answer a parameter they do not take).
+ */
+export function onlyParameters(query: unknown, allowed: readonly string[]): Record<string, string> {
+  const text = queryText(query)
+  const unknown = Object.keys(text).filter((k) => !allowed.includes(k))
+  if (unknown.length > 0) throw invalid(unknown[0] as string, `unknown parameter${allowed.length > 0 ? `; this page takes ${allowed.join(', ')}` : ''}`)
+  return text
+}
+
+/** A whole number parameter from `min` on, or undefined when not given. */
+export function wholeParameter(text: Readonly<Record<string, string>>, name: string, min = 0): number | undefined {
+  const given = text[name]
+  if (given === undefined || given === '') return undefined
+  if (!/^\d+$/.test(given) || !Number.isSafeInteger(Number(given)) || Number(given) < min) throw invalid(name, `must be a whole number from ${min}`)
+  return Number(given)
+}

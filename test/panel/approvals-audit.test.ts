@@ -64,6 +64,13 @@ test('approvals: dual approval by two admins from the panel, history and a verif
   assert.match(audit.body, /Chain verified: \d+ records?,/)
   assert.match(audit.body, /Approved order\.refund \(2 of 2 approvals; now approved\)/)
   assert.ok(audit.body.indexOf('now approved') < audit.body.indexOf('Requested approval of order.refund'), 'newest first')
+  // A bad query parameter is a 400 page naming it, as on the other screens.
+  for (const [query, param] of [['from=abc', 'from'], ['from=-5', 'from'], ['foo=1', 'foo']]) {
+    const bad = await first.page(`/gatehouse/cp/audit?${query}`)
+    assert.equal(bad.statusCode, 400, query)
+    assert.match(bad.body, new RegExp(param), query)
+  }
+  assert.equal((await first.page('/gatehouse/cp/audit?from=0')).statusCode, 200)
   await app.database.db.updateTable('control_audit').set({ summary: 'nothing happened' }).where('id', '=', 1).execute()
   assert.match((await first.page('/gatehouse/cp/audit')).body, /Chain broken at record 1: the record does not match its hash \(edited\)/)
 })
