@@ -51,6 +51,6 @@ for (const dialect of await testDialects()) {
     assert.match(audit.body, /<code>q<\/code>: must not contain NUL characters/)
     // Ordinary text still works everywhere.
     assert.equal((await admin('/gatehouse/admin/v1/entries?filter=title:ab')).statusCode, 200)
-    assert.equal((await panel.page('/gatehouse/cp/audit?q=x')).statusCode, 200)
+    assert.equal((await panel.page('/gatehouse/cp/audit?from=1')).statusCode, 200)
   })
 }

@@ -14,6 +14,7 @@ import type { SinkView } from '../../webhooks/sink-captures.js'
 import type { DeadLetter } from '../../webhooks/dead-letters.js'
 import type { ChartRange, Series } from '../../ops/metric-buckets.js'
 import { rangeLinks, trafficCharts } from './traffic-charts.js'
+import { cell } from './format.js'
 
 export interface StatusData {
   readonly readiness: Readiness
@@ -149,12 +150,12 @@ function dlqSection(s: PanelSession, d: StatusData): Html {
   const failed = d.deadLetters.filter((x) => x.status === 'failed').length
   return html`<section id="dlq"><div class="section-head"><h2>Dead-letter queue</h2><a href="${PANEL_BASE}/deliveries?status=failed">All dead letters in the delivery log</a></div>
     ${d.deadLetters.length === 0 ? html`<p class="muted">Empty.</p>` : html`<div class="actions">${postButton(s, `${PANEL_BASE}/status/dlq/replay-all`, `Replay all failed (${failed})`, { disabled: failed === 0 })}</div>
-    <div class="scroll"><table><thead><tr><th>Id</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Dead-lettered</th><th></th></tr></thead><tbody>
-    ${d.deadLetters.map((x) => html`<tr><td><a href="${PANEL_BASE}/deliveries/${x.id}">${x.id}</a></td>
-      <td>${x.kind === 'test' ? 'test' : `${x.resourceType ?? ''} ${x.resourceId ?? ''} ${x.action ?? ''}`}</td><td>${badge(x.status)}</td><td>${x.attempts}</td>
-      <td>${x.lastStatusCode ?? ''} ${x.lastError ?? ''}</td><td>${when(x.deadLetteredAt)}</td>
-      <td>${x.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${x.id}/replay`, 'Replay') : html`<span class="muted">replayed ${when(x.replayedAt)}</span>`}</td></tr>`)}
-    </tbody></table></div>${d.moreDeadLetters ? html`<p class="muted">Showing the oldest ${d.deadLetters.length}; <a href="${PANEL_BASE}/deliveries?status=failed">the delivery log</a> has them all.</p>` : ''}`}</section>`
+    <table class="cards"><thead><tr><th>Id</th><th>Event</th><th>Status</th><th>Attempts</th><th>Last answer</th><th>Dead-lettered</th><th>Action</th></tr></thead><tbody>
+    ${d.deadLetters.map((x) => html`<tr>${cell('Id', html`<a href="${PANEL_BASE}/deliveries/${x.id}">${x.id}</a>`)}
+      ${cell('Event', x.kind === 'test' ? 'test' : `${x.resourceType ?? ''} ${x.resourceId ?? ''} ${x.action ?? ''}`)}${cell('Status', badge(x.status))}${cell('Attempts', x.attempts)}
+      ${cell('Last answer', `${x.lastStatusCode ?? ''} ${x.lastError ?? ''}`)}${cell('Dead-lettered', when(x.deadLetteredAt))}
+      ${cell('Action', x.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${x.id}/replay`, 'Replay') : html`<span class="muted">replayed ${when(x.replayedAt)}</span>`)}</tr>`)}
+    </tbody></table>${d.moreDeadLetters ? html`<p class="muted">Showing the oldest ${d.deadLetters.length}; <a href="${PANEL_BASE}/deliveries?status=failed">the delivery log</a> has them all.</p>` : ''}`}</section>`
 }
 
 export function statusView(s: PanelSession, d: StatusData): Html {
