@@ -42,6 +42,10 @@ export async function approvalRoutes(panel: FastifyInstance, ctx: PanelContext):
     const form = formOf(request)
     const body = { decision: form.get('decision') ?? '', reason: (form.get('reason') ?? '').trim() }
     const decider: Actor = { type: 'admin', id: sessionOf(request).username }
+    // Back to the approval, not the list: the decider tries again where they were.
+    const here = `approvals/${id}`
+    // Blank (spaces pass the browser's `required`): said in words, not as the schema's rule.
+    if (body.reason === '') return redirectWith(ctx, request, reply, { kind: 'error', text: 'Give a reason: it is kept with your decision in the audit log.' }, here)
     let text: string
     try {
       assertValid(AdminDecideBody, body)
@@ -50,7 +54,7 @@ export async function approvalRoutes(panel: FastifyInstance, ctx: PanelContext):
     } catch (err) {
       if (!(err instanceof ApiError)) throw err
       const problems = err.details?.map((d) => `${d.param}: ${d.problem}`).join('; ')
-      return redirectWith(ctx, request, reply, { kind: 'error', text: problems ? `${err.message} (${problems})` : err.message }, 'approvals')
+      return redirectWith(ctx, request, reply, { kind: 'error', text: problems ? `${err.message} (${problems})` : err.message }, here)
     }
     return redirectWith(ctx, request, reply, { kind: 'ok', text }, 'approvals')
   })
