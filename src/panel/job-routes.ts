@@ -13,7 +13,7 @@ import type { BoundaryAxis } from '../resources/boundary-axes.js'
 import { formOf, redirectWith, renderPage, sessionOf, type PanelContext } from './panel-context.js'
 import { fieldErrors } from './field-errors.js'
 import { jobWords, templateProblem } from './job-form.js'
-import { emptyJobForm, jobDetailView, jobFormView, jobsListView, type JobFormValues } from './views/job-views.js'
+import { confirmDeleteView, emptyJobForm, jobDetailView, jobFormView, jobsListView, type JobFormValues } from './views/job-views.js'
 
 const admin = (request: FastifyRequest): JobActor => ({ type: 'admin', id: sessionOf(request).username, requestId: request.id })
 
@@ -115,6 +115,11 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
       return redirectWith(ctx, request, reply, { kind: 'ok', text: `${w.name}: now ${w.status}${w.nextDueAt ? `; next due ${w.nextDueAt}` : ''}.` }, `jobs/${w.id}`)
     })
   }
+
+  panel.get('/jobs/:id/confirm/delete', async (request, reply) => {
+    const w = await jobs.get(workflowId(request.params))
+    return renderPage(ctx, request, reply, { title: 'Confirm' }, confirmDeleteView(sessionOf(request), w))
+  })
 
   panel.post('/jobs/:id/delete', async (request, reply) => {
     const id = workflowId(request.params)

@@ -88,6 +88,11 @@ test('the Jobs screen lists, creates, pauses, resumes and deletes workflows and 
   await s.submit(`/gatehouse/cp/jobs/${id}/resume`)
   assert.match((await s.page(`/gatehouse/cp/jobs/${id}`)).body, /now active; next due 2025-06-02T11:00:00.000Z/)
 
+  // Delete asks once more (it takes the run history), as deleting a credential does.
+  assert.match((await s.page(`/gatehouse/cp/jobs/${id}`)).body, new RegExp(`href="/gatehouse/cp/jobs/${id}/confirm/delete">Delete…</a>`))
+  const confirm = await s.page(`/gatehouse/cp/jobs/${id}/confirm/delete`)
+  assert.match(confirm.body, new RegExp(`action="/gatehouse/cp/jobs/${id}/delete"`))
+  assert.match(confirm.body, /run history are deleted/)
   const deleted = await s.submit(`/gatehouse/cp/jobs/${id}/delete`)
   assert.equal(deleted.statusCode, 303)
   assert.match((await s.page('/gatehouse/cp/jobs')).body, /Deleted workflow Hourly export\./)

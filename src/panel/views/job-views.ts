@@ -65,7 +65,7 @@ export function jobDetailView(s: PanelSession, w: WorkflowView, runs: readonly R
     <dt>Schedule</dt><dd><code>${w.schedule.cron}</code> in ${w.schedule.timezone}</dd><dt>Next due</dt><dd>${when(w.nextDueAt)}</dd>
     <dt>Read boundary</dt><dd>${boundaryText(w, axes)}</dd><dt>Config</dt><dd><pre>${prettyJson(w.config)}</pre></dd>
     <dt>Created</dt><dd>${when(w.createdAt)}</dd><dt>Updated</dt><dd>${when(w.updatedAt)}</dd></dl>
-    <div class="actions">${statusAction(s, w)}${postButton(s, `${PANEL_BASE}/jobs/${w.id}/delete`, 'Delete', { danger: true })}</div></section>
+    <div class="actions">${statusAction(s, w)}<a href="${PANEL_BASE}/jobs/${w.id}/confirm/delete">Delete…</a></div></section>
     <section id="runs"><h2>Run history</h2>${runs.length === 0 ? html`<p class="muted">No runs yet.</p>` : html`<table class="cards">
       <thead><tr><th>Occurrence</th><th>Status</th><th>Worker</th><th>Started</th><th>Finished</th><th>Lease until</th><th>Summary</th></tr></thead><tbody>
       ${runs.map((r) => html`<tr>${cell('Occurrence', html`${when(r.occurrence)}<br><code>${r.id}</code>`)}${cell('Status', runText(r))}${cell('Worker', r.workerId ?? '—')}${cell('Started', when(r.startedAt))}
@@ -93,4 +93,11 @@ export function jobFormView(s: PanelSession, credentials: readonly CredentialRec
       ${axes.map((a) => input(a.name, v.boundary[a.name] ?? '', a.example, a.values === 'id' ? '' : `${a.key}s`))}</section>
     <section>${label('config', 'a JSON object', html`<textarea name="config" rows="3" placeholder="{&quot;destination&quot;: &quot;warehouse&quot;}"${invalidAttrs(errors, 'config')}>${v.config}</textarea>`)}</section>
     <p class="actions"><button type="submit">Create workflow</button> <a href="${PANEL_BASE}/jobs">Cancel</a></p></form>`
+}
+
+/** Deleting takes the run history with it: asked once more, as deleting a credential is. */
+export function confirmDeleteView(s: PanelSession, w: WorkflowView): Html {
+  return html`<h1>Delete workflow: ${w.name}</h1><section><p>The workflow and its run history are deleted; runs in
+    progress can no longer report. This cannot be undone.</p>
+    <div class="actions">${postButton(s, `${PANEL_BASE}/jobs/${w.id}/delete`, 'Delete workflow', { danger: true })}<a href="${PANEL_BASE}/jobs/${w.id}">Cancel</a></div></section>`
 }
