@@ -107,10 +107,7 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   if (filter.resourceType) effective = effective.filter((t) => t === filter.resourceType)
 
   const resources = effective.map((t) => ctx.resources.byChangeType(t) as Resource)
-  const fieldNames = [...new Set(resources.flatMap((r) => visibility(r, caller).allowed))]
-  // A field sensitive in a type of the page and readable in none of them names the scope it needs, as on lists.
-  const denied = new Map(resources.flatMap((r) => [...visibility(r, caller).denied]).filter(([key]) => !fieldNames.includes(key)))
-  const fields: FieldTree | undefined = input.fields !== undefined ? parseFields(input.fields, fieldNames, denied) : undefined
+  const fields: FieldTree | undefined = input.fields !== undefined ? feedFields(input.fields, resources, caller) : undefined
 
   // While a run of a bounded workflow is open, a record outside its boundary (as it is now) is
   // one the caller may not see: its changes come as deletes without a snapshot, so a mirror
@@ -175,6 +172,16 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
     meta: { mode: input.cursor !== undefined || input.after !== undefined || updatedSince !== undefined ? 'incremental' : 'full', types: effective, position },
   }
   return typeof data === 'string' ? { rawData: data, ...rest } : jsonItems(data, rest)
+}
+
+/**
+ * `fields` over the page's types: a field any of them shows the caller; one sensitive in a type
+ * and readable in none names the scope it needs, as on lists.
+ */
+function feedFields(text: string, resources: readonly Resource[], caller: Caller): FieldTree {
+  const names = [...new Set(resources.flatMap((r) => visibility(r, caller).allowed))]
+  const denied = new Map(resources.flatMap((r) => [...visibility(r, caller).denied]).filter(([key]) => !names.includes(key)))
+  return parseFields(text, names, denied)
 }
 
 /** Positions a page with origin conditions reads at most (see changePage). */
