@@ -148,6 +148,15 @@ export class StoreWriter implements RecordWriter {
     private readonly locking = false,
   ) {}
 
+  /**
+   * Waits until no other transaction holds `key`, then holds it to this one's end (PostgreSQL's
+   * advisory lock; SQLite's writers take turns already). For a rule no index can hold: a
+   * check-then-write that two transactions would otherwise both pass.
+   */
+  takeTurns(key: number): Promise<void> {
+    return this.database.adapter.transactionLock(this.tx, key)
+  }
+
   private resourceOrThrow(type: string): Resource {
     const r = this.resources.byType(type)
     if (!r) throw notFound(`Unknown resource type: ${type}`)

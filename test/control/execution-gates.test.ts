@@ -6,6 +6,7 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { testDialects } from '../helpers/test-app.js'
 import { AGENT_SCOPES, CONTROL, DECIDER_SCOPES, controlApp, openPolicy, type ControlApp } from './helpers/control-app.js'
+import { twoProcesses } from '../mcp/helpers/two-processes.js'
 
 async function approved(app: ControlApp, agent: string, actionType: string, payload: Record<string, unknown>): Promise<string> {
   const req = await app.request(agent, actionType, payload)
@@ -104,5 +105,28 @@ for (const dialect of await testDialects()) {
     const tiny = await app.post(`${CONTROL}/actions/execute`, { actionType: 'order.refund', payload: { orderId: app.ids.orders, amount: 0.001 }, metadata: { source: 's', agentId: 'a', traceId: 'r' } }, agent, { 'Idempotency-Key': 'tiny' })
     assert.equal(tiny.statusCode, 400, tiny.body)
     assert.deepEqual(tiny.json().error.details, [{ param: 'payload.amount', problem: 'must be at least 0.01' }])
+  })
+}
+
+// A draft's name is unique per entry; for a new entry's drafts (entry id null) no index holds
+// it, and concurrent saves under one name each made a draft (PostgreSQL, requests spread over
+// two serving processes as behind a load balancer). They take turns.
+for (const dialect of await testDialects()) {
+  test(`${dialect}: concurrent saves of a new entry's draft under one name, over two processes, make one draft`, async (t) => {
+    const p = await twoProcesses(dialect)
+    t.after(() => p.close())
+    assert.equal((await p.admin(p.a, 'POST', '/control/policies/upsert', openPolicy('drafts', 'entry.updateDraft'))).statusCode, 200)
+    const token = await p.a.issueToken(AGENT_SCOPES)
+    const answers = await Promise.all(Array.from({ length: 12 }, async (_, i) => {
+      const res = await fetch(`${p.urls[i % 2]}${CONTROL}/actions/execute`, {
+        method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `draft-${i}` },
+        body: JSON.stringify({ actionType: 'entry.updateDraft', payload: { name: 'race', section: 'news', type: 'article', title: `T${i}`, slug: `race-${i}` }, metadata: { source: 's', agentId: 'a', traceId: `d${i}` } }),
+      })
+      return (await res.json()) as { data?: { status: string; result?: { created: boolean } } }
+    }))
+    assert.deepEqual(answers.map((a) => a.data?.status), Array.from({ length: 12 }, () => 'succeeded'), JSON.stringify(answers))
+    const drafts = await p.a.database.db.selectFrom('entry_drafts').select('id').where('name', '=', 'race').execute()
+    assert.equal(drafts.length, 1, 'one draft, updated by the later saves')
+    assert.equal(answers.filter((a) => a.data?.result?.created === true).length, 1)
   })
 }

@@ -51,6 +51,9 @@ const newDraft = (p: UpdateDraft, entry: Doc | undefined, executor: Actor): Doc 
 const published = (draft: Readonly<Doc>): Doc => ({ title: draft.title, slug: draft.slug, fields: draft.fields })
 const newEntry = (draft: Readonly<Doc>): Doc => ({ section: draft.section, type: draft.type, ...published(draft), status: 'live', postDate: new Date().toISOString() })
 
+/** The advisory lock key of drafts of new entries (beside POLICY_LOCK 7270003 and ADMIN_ACCOUNTS_LOCK 7270004). */
+export const NEW_ENTRY_DRAFTS_LOCK = 7270005
+
 export const updateDraft = defineAction<UpdateDraft>({
   type: 'entry.updateDraft',
   summary: 'Create or update a named draft of an entry (title, slug, fields); never publishes',
@@ -109,6 +112,10 @@ export const updateDraft = defineAction<UpdateDraft>({
     },
     async run({ w, payload: p, executor }) {
       const entryId = p.entryId ?? null
+      // A draft's name is unique per entry, and the index on (entry_id, name) cannot hold it for
+      // a new entry's drafts (entry_id is null): concurrent saves under one name each found none
+      // and made one (PostgreSQL). They take turns, so the later ones update the first.
+      if (entryId === null) await w.takeTurns(NEW_ENTRY_DRAFTS_LOCK)
       const existing = await findDraft(w, entryId, p.name)
       if (existing) {
         const changes = pick(p)
