@@ -60,5 +60,12 @@ export function formOf(request: FastifyRequest): URLSearchParams {
 
 /** Where the login page sends the admin afterwards: only a path inside the panel. */
 export function safeNext(value: unknown): string {
-  return typeof value === 'string' && /^\/gatehouse\/cp(\/[A-Za-z0-9_-]+)*\/?$/.test(value) ? value : `${PANEL_BASE}/status`
+  return typeof value === 'string' && NEXT.test(value) && !/\/\.\.?(\/|\?|$)/.test(value) ? value : `${PANEL_BASE}/status`
 }
+
+/**
+ * A panel path, with its query: segments of unreserved characters, `@` and percent escapes
+ * (admins' names hold `.` and `@`: `/accounts/admins/eve@x.io`), never `//`, `\` or a scheme,
+ * so the login can only send the browser back into the panel.
+ */
+const NEXT = /^\/gatehouse\/cp(\/[A-Za-z0-9._~@%-]+)*\/?(\?[A-Za-z0-9._~%&=+,:@-]*)?$/

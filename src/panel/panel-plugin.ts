@@ -50,7 +50,8 @@ const SECURITY_HEADERS = {
 
 function toLogin(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const path = request.url.split('?')[0]
-  const next = request.method === 'GET' && path !== PANEL_BASE && path !== `${PANEL_BASE}/` ? `?next=${encodeURIComponent(safeNext(path))}` : ''
+  // Back to where the browser was, its query (a filter, a range) included.
+  const next = request.method === 'GET' && path !== PANEL_BASE && path !== `${PANEL_BASE}/` ? `?next=${encodeURIComponent(safeNext(request.url))}` : ''
   return reply.redirect(`${PANEL_BASE}/login${next}`, 303)
 }
 

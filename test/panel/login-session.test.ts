@@ -66,6 +66,17 @@ test('login form: CSRF value required, generic failure, then an HttpOnly SameSit
   assert.equal(evil.headers.location, '/gatehouse/cp/status')
   const offsite = await get(app, '/gatehouse/cp/login?next=https://evil.example/x')
   assert.match(offsite.body, /name="next" value="\/gatehouse\/cp\/status"/)
+  for (const bad of ['//evil.example/x', '/gatehouse/cp/../../x', '/gatehouse/cp//evil.example', '/gatehouse/cp/x\\y', '/gatehouse/cpx', '/gatehouse/cp/a?b=<c>']) {
+    const res = await get(app, `/gatehouse/cp/login?next=${encodeURIComponent(bad)}`)
+    assert.match(res.body, /name="next" value="\/gatehouse\/cp\/status"/, bad)
+  }
+  // A filter and an admin's page (names hold `.` and `@`) survive the login.
+  const filtered = await get(app, '/gatehouse/cp/deliveries?status=failed')
+  assert.equal(filtered.headers.location, `/gatehouse/cp/login?next=${encodeURIComponent('/gatehouse/cp/deliveries?status=failed')}`)
+  for (const good of ['/gatehouse/cp/deliveries?status=failed', '/gatehouse/cp/accounts/admins/eve@x.io', '/gatehouse/cp/status?range=week']) {
+    const res = await get(app, `/gatehouse/cp/login?next=${encodeURIComponent(good)}`)
+    assert.ok(res.body.includes(`name="next" value="${good}"`), good)
+  }
 })
 
 test('session cookies are Secure when the base URL is https', async (t) => {
