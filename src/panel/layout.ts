@@ -30,9 +30,10 @@ export interface PageOptions {
 export const csrfField = (session: PanelSession): Html => html`<input type="hidden" name="${CSRF_FIELD}" value="${session.csrfToken}">`
 
 /** A one-button POST form (every state change in the panel is a POST with the CSRF token). */
-export function postButton(session: PanelSession, action: string, label: string, opts: { danger?: boolean; disabled?: boolean; hidden?: Record<string, string> } = {}): Html {
+/** `ariaLabel`: what a button repeated on every row acts on (`End session ses_…`), for screen readers. */
+export function postButton(session: PanelSession, action: string, label: string, opts: { danger?: boolean; disabled?: boolean; hidden?: Record<string, string>; ariaLabel?: string } = {}): Html {
   const hidden = Object.entries(opts.hidden ?? {}).map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)
-  return html`<form method="post" action="${action}">${csrfField(session)}${hidden}<button type="submit"${opts.danger ? html` class="danger"` : ''}${opts.disabled ? html` disabled` : ''}>${label}</button></form>`
+  return html`<form method="post" action="${action}">${csrfField(session)}${hidden}<button type="submit"${opts.danger ? html` class="danger"` : ''}${opts.disabled ? html` disabled` : ''}${opts.ariaLabel ? html` aria-label="${opts.ariaLabel}"` : ''}>${label}</button></form>`
 }
 
 /** The screen a path belongs to: the longest screen path it starts with. */

@@ -33,6 +33,10 @@ test('Accounts lists admins; an admin page ends sessions and deletes admins, nev
   assert.equal(ids.length, 2)
   assert.doesNotMatch(page.body, /this session/)
   assert.match(page.body, /Delete admin…/)
+  // Each row's End says which session it ends (for screen readers), and times read as on every other screen.
+  for (const id of ids) assert.ok(page.body.includes(`aria-label="End session ${id}"`), id)
+  assert.match(page.body, /<td data-label="Started"><div>\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}Z<\/div>/)
+  assert.doesNotMatch(page.body, /\d{2}:\d{2}:\d{2}\.\d{3}Z/)
   // My own page marks this session.
   const mine = await s.page(`/gatehouse/cp/accounts/admins/${ADMIN_USER}`)
   assert.match(mine.body, /this session/)

@@ -38,7 +38,7 @@ function boundaryText(w: WorkflowView, axes: readonly BoundaryAxis[]): string {
 
 function statusAction(s: PanelSession, w: WorkflowView): Html {
   const base = `${PANEL_BASE}/jobs/${w.id}`
-  return w.status === 'active' ? postButton(s, `${base}/pause`, 'Pause') : postButton(s, `${base}/resume`, 'Resume')
+  return w.status === 'active' ? postButton(s, `${base}/pause`, 'Pause', { ariaLabel: `Pause ${w.name}` }) : postButton(s, `${base}/resume`, 'Resume', { ariaLabel: `Resume ${w.name}` })
 }
 
 /** The credential a workflow runs as, by its label (its id stays visible on the workflow's page). */

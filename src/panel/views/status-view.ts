@@ -154,7 +154,7 @@ function dlqSection(s: PanelSession, d: StatusData): Html {
     ${d.deadLetters.map((x) => html`<tr>${cell('Id', html`<a href="${PANEL_BASE}/deliveries/${x.id}">${x.id}</a>`)}
       ${cell('Event', x.kind === 'test' ? 'test' : `${x.resourceType ?? ''} ${x.resourceId ?? ''} ${x.action ?? ''}`)}${cell('Status', badge(x.status))}${cell('Attempts', x.attempts)}
       ${cell('Last answer', `${x.lastStatusCode ?? ''} ${x.lastError ?? ''}`)}${cell('Dead-lettered', when(x.deadLetteredAt))}
-      ${cell('Action', x.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${x.id}/replay`, 'Replay') : html`<span class="muted">replayed ${when(x.replayedAt)}</span>`)}</tr>`)}
+      ${cell('Action', x.status === 'failed' ? postButton(s, `${PANEL_BASE}/status/dlq/${x.id}/replay`, 'Replay', { ariaLabel: `Replay delivery ${x.id}` }) : html`<span class="muted">replayed ${when(x.replayedAt)}</span>`)}</tr>`)}
     </tbody></table>${d.moreDeadLetters ? html`<p class="muted">Showing the oldest ${d.deadLetters.length}; <a href="${PANEL_BASE}/deliveries?status=failed">the delivery log</a> has them all.</p>` : ''}`}</section>`
 }
 
