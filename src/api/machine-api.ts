@@ -12,7 +12,6 @@ import { RouteTable, sendUnmatched } from './route-table.js'
 import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { checkHeaders } from './request-headers.js'
-import { TOKEN_PREFIX } from '../auth/tokens.js'
 import { wrapItems } from '../kernel/json-result.js'
 import { BASE_PATH, NO_PARAMETERS, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
@@ -73,12 +72,10 @@ export function makeAuthenticator(opts: MachineApiOptions, protectedResource: Pr
   return async function authenticate(request: FastifyRequest, reply: FastifyReply): Promise<Caller> {
     let caller: Caller
     try {
-      const token = bearer(request)
-      // A credential token has its prefix and a configured one is known here; anything else may
-      // be an OAuth access token for this resource (a lookup in the database, so asked last).
-      const viaOAuth = oauth && protectedResource && token && !token.startsWith(TOKEN_PREFIX) && !opts.credentials.isConfiguredToken(token)
-        ? await oauth.authenticate(token, protectedResource.resource, request.ip) : undefined
-      caller = viaOAuth ?? await opts.credentials.authenticate(token, request.ip)
+      // A credential token has its prefix and a configured one is known to the credentials;
+      // anything else may be an OAuth access token for this resource.
+      caller = await opts.credentials.authenticate(bearer(request), request.ip, oauth && protectedResource
+        ? (token) => oauth.authenticate(token, protectedResource.resource, request.ip) : undefined)
     } catch (caught) {
       opts.onDenied?.('auth', request)
       const err = protectedResource && oauth && caught instanceof ApiError && caught.code === 'UNAUTHORIZED' ? withResourceMetadata(caught, protectedResource, bearer(request) !== undefined) : caught

@@ -5,7 +5,7 @@
 import type { Database, Db } from '../store/database.js'
 import { SettingsError, type Settings } from '../kernel/settings.js'
 import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
-import { digestToken, generateId, generateToken, tokenHint } from './tokens.js'
+import { TOKEN_PREFIX, digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
 import { effectiveScopes, type ScopeCatalog } from './scopes.js'
 import type { Boundaries, Caller, CredentialSource } from '../kernel/caller.js'
@@ -128,16 +128,21 @@ export class CredentialService {
     }
   }
 
-  /** Whether `token` is one kept in configuration (any string: it carries no prefix). */
-  isConfiguredToken(token: string): boolean {
-    return this.configured.has(digestToken(token))
-  }
-
-  /** Resolves a bearer token for a request from `ip`; throws 401 or 403. */
-  async authenticate(token: string | undefined, ip: string, now = Date.now()): Promise<Caller> {
+  /**
+   * Resolves a bearer token for a request from `ip`; throws 401 or 403. `other` is asked for a
+   * token that is neither configured nor a credential's (no prefix) before the database: an
+   * OAuth access token. The token is digested once for both questions.
+   */
+  async authenticate(token: string | undefined, ip: string, other?: (token: string) => Promise<Caller | undefined>, now = Date.now()): Promise<Caller> {
     if (!token) throw unauthorized('Missing bearer token')
     const digest = digestToken(token)
-    const resolved = this.configured.get(digest) ?? (await this.lookup(digest, now))
+    const configured = this.configured.get(digest)
+    if (configured) return this.admit(configured, ip, now)
+    if (other && !token.startsWith(TOKEN_PREFIX)) {
+      const caller = await other(token)
+      if (caller) return caller
+    }
+    const resolved = await this.lookup(digest, now)
     if (!resolved) throw unauthorized('Unknown token')
     return this.admit(resolved, ip, now)
   }
