@@ -9,7 +9,7 @@
 // a tenth of Gatehouse's own cost per list page (docs/decisions.md, "Cursors signed in one
 // call"). Cursors signed before (HMAC-SHA256, same key) are still accepted: sync workers keep
 // them in their checkpoints.
-import { createHmac, createSecretKey, hash, timingSafeEqual, type KeyObject } from 'node:crypto'
+import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto'
 import { invalid } from './errors.js'
 
 /** Characters of the MAC kept in a cursor (132 bits of base64url). */
@@ -58,15 +58,31 @@ export class CursorCodec {
   }
 }
 
-/** Compares a given MAC with the expected one in time that does not depend on where they differ. */
+/**
+ * Compares a given MAC with the expected one in time that does not depend on where they differ
+ * (every character is looked at). Plain code, not `timingSafeEqual`: that needs both copied
+ * into Buffers first, 3.5 µs a page in the serving process for 22 characters.
+ */
 function sameText(given: string, expected: string): boolean {
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
+  if (given.length !== expected.length) return false
+  let diff = 0
+  for (let i = 0; i < expected.length; i++) diff |= given.charCodeAt(i) ^ expected.charCodeAt(i)
+  return diff === 0
 }
+
+/** Digests of the query texts seen lately: the same query asks for one on every page. */
+const digests = new Map<string, string>()
+const DIGESTS_KEPT = 1000
 
 /** A short digest of the parameters a cursor belongs to. */
 export function queryDigest(parts: Readonly<Record<string, unknown>>): string {
   const keys = Object.keys(parts).sort()
-  return hash('sha256', JSON.stringify(keys.map((k) => [k, parts[k]])), 'base64url').slice(0, 16)
+  const text = JSON.stringify(keys.map((k) => [k, parts[k]]))
+  let digest = digests.get(text)
+  if (digest === undefined) {
+    digest = hash('sha256', text, 'base64url').slice(0, 16)
+    if (digests.size >= DIGESTS_KEPT) digests.clear()
+    digests.set(text, digest)
+  }
+  return digest
 }

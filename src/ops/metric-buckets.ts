@@ -43,6 +43,8 @@ function latencyIndex(ms: number): number {
 /** One process's pending counts, added to the shared buckets every few seconds. */
 export class MetricBuckets {
   private pending = new Map<string, Cell>()
+  /** The cell counted last (one credential's requests come in runs): found without a key. */
+  private lastCell: Cell | undefined
   private timer: NodeJS.Timeout | undefined
   private flushing: Promise<void> = Promise.resolve()
   private lastPrune = 0
@@ -74,6 +76,8 @@ export class MetricBuckets {
   private cell(subject: string): Cell {
     const now = this.clock()
     const bucket = now - (now % MINUTE_MS)
+    const last = this.lastCell
+    if (last !== undefined && last.bucket === bucket && last.subject === subject) return last
     const key = `${bucket}|${subject}`
     let cell = this.pending.get(key)
     if (!cell) {
@@ -84,6 +88,7 @@ export class MetricBuckets {
         this.timer.unref()
       }
     }
+    this.lastCell = cell
     return cell
   }
 
@@ -92,6 +97,7 @@ export class MetricBuckets {
     if (this.timer) { clearTimeout(this.timer); this.timer = undefined }
     const batch = [...this.pending.values()]
     this.pending = new Map()
+    this.lastCell = undefined
     this.flushing = this.flushing.catch(() => {}).then(() => this.write(batch))
     return this.flushing
   }
