@@ -10,11 +10,16 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, errorCatalog, type ErrorCode } from '../kernel/errors.js'
 import { sendError } from './error-handler.js'
 
-/** `req_` and the first 20 hex digits of a random UUID (taken around its dashes: a regular expression cost twice the UUID). */
-export const newRequestId = () => {
-  const u = crypto.randomUUID()
-  return `req_${u.slice(0, 8)}${u.slice(9, 13)}${u.slice(14, 18)}${u.slice(19, 23)}`
-}
+/** This process's part of its request ids: 8 random hex digits, drawn at start. */
+const PROCESS_PART = crypto.randomUUID().slice(0, 8)
+let requestCount = 0
+
+/**
+ * `req_` and 20 hex digits: the process's random part, then a count of its requests. A request
+ * id names a request in logs and audit records; it is no secret, so it need not be drawn anew
+ * each time (a fresh random UUID cut into pieces cost 2 µs a request in the serving process).
+ */
+export const newRequestId = () => `req_${PROCESS_PART}${(requestCount++ % 0x1000000000000).toString(16).padStart(12, '0')}`
 
 /** Fastify's `frameworkErrors`: called for bad URLs, over-long parameters and failed async constraints, before routing and hooks. */
 export function frameworkErrors(err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply {

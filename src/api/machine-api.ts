@@ -152,6 +152,8 @@ function scopeKey(caller: Caller): string {
 }
 
 export async function machineApi(app: FastifyInstance, opts: MachineApiOptions): Promise<void> {
+  // Declared up front, so setting it on each request does not change the request's shape.
+  if (!app.hasRequestDecorator('caller')) app.decorateRequest('caller', undefined)
   const authenticate = makeAuthenticator(opts)
   const enabled = opts.routes.filter((r) => routeEnabled(r, opts.settings))
   const table = new RouteTable({ headWithGet: true })

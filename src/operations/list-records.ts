@@ -66,8 +66,8 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
     digestParts.filter = input.filter
   }
   const sortText: string = input.sort ?? 'updatedAt'
-  const sort: SortKey = sortText.replace(/^-/, '')
   const desc = sortText.startsWith('-')
+  const sort: SortKey = desc ? sortText.slice(1) : sortText
   digestParts.sort = sortText
   const fields = input.fields !== undefined ? parseFields(input.fields, allowed, denied) : undefined
 

@@ -10,11 +10,27 @@ import { mergeDocText } from '../store/documents.js'
 import { project, type FieldTree } from '../kernel/projection.js'
 import type { ReadCaller } from './read-context.js'
 
-export function visibility(r: Resource, caller: ReadCaller) {
-  const withSensitive = r.sensitiveScope !== undefined && caller.scopes.has(r.sensitiveScope)
-  const allowed = [...r.publicKeys, ...(withSensitive ? r.sensitiveKeys : [])]
-  const denied = new Map(withSensitive ? [] : r.sensitiveKeys.map((k) => [k, r.sensitiveScope as string]))
-  return { withSensitive, allowed, denied }
+/** What a caller may see of a family's fields: with or without its sensitive ones. */
+export interface FieldVisibility {
+  readonly withSensitive: boolean
+  readonly allowed: readonly string[]
+  /** Sensitive fields the caller may not see, with the scope that would show them. */
+  readonly denied: ReadonlyMap<string, string>
+}
+
+/** Each family's two answers, made once: every read asks. */
+const visibilities = new WeakMap<Resource, readonly [without: FieldVisibility, withSensitive: FieldVisibility]>()
+
+export function visibility(r: Resource, caller: ReadCaller): FieldVisibility {
+  let both = visibilities.get(r)
+  if (both === undefined) {
+    both = [
+      { withSensitive: false, allowed: [...r.publicKeys], denied: new Map(r.sensitiveKeys.map((k) => [k, r.sensitiveScope as string])) },
+      { withSensitive: true, allowed: [...r.publicKeys, ...r.sensitiveKeys], denied: new Map() },
+    ]
+    visibilities.set(r, both)
+  }
+  return both[r.sensitiveScope !== undefined && caller.scopes.has(r.sensitiveScope) ? 1 : 0]
 }
 
 /** Whether the caller sees only the default status of `r` (entries without read_all_statuses). */

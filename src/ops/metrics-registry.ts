@@ -36,23 +36,34 @@ interface Histogram {
   count: number
 }
 
+/** One route's counters by method and status, and its latency histogram. */
+interface RouteStats {
+  readonly byMethod: Map<string, Map<number, { route: string; method: string; status: number; count: number }>>
+  readonly latency: Histogram
+}
+
 export class MetricsRegistry {
-  private readonly requests = new Map<string, { route: string; method: string; status: number; count: number }>()
-  private readonly latency = new Map<string, Histogram>()
+  /** By route key, then method, then status: no key is built per request. */
+  private readonly routes = new Map<string, RouteStats>()
   private readonly toolCalls = new Map<string, { tool: string; outcome: string; count: number }>()
   readonly denials: Record<DenialKind, number> = { auth: 0, scope: 0, rate: 0 }
 
   observeRequest(route: string, method: string, status: number, elapsedMs: number): void {
-    const key = `${route} ${method} ${status}`
-    const entry = this.requests.get(key)
-    if (entry) entry.count++
-    else this.requests.set(key, { route, method, status, count: 1 })
-
-    let h = this.latency.get(route)
-    if (!h) {
-      h = { counts: new Array<number>(LATENCY_BUCKETS.length).fill(0), sum: 0, count: 0 }
-      this.latency.set(route, h)
+    let stats = this.routes.get(route)
+    if (!stats) {
+      stats = { byMethod: new Map(), latency: { counts: new Array<number>(LATENCY_BUCKETS.length).fill(0), sum: 0, count: 0 } }
+      this.routes.set(route, stats)
     }
+    let byStatus = stats.byMethod.get(method)
+    if (!byStatus) {
+      byStatus = new Map()
+      stats.byMethod.set(method, byStatus)
+    }
+    const entry = byStatus.get(status)
+    if (entry) entry.count++
+    else byStatus.set(status, { route, method, status, count: 1 })
+
+    const h = stats.latency
     const seconds = elapsedMs / 1000
     const i = LATENCY_BUCKETS.findIndex((le) => seconds <= le)
     if (i >= 0) h.counts[i]++
@@ -76,11 +87,11 @@ export class MetricsRegistry {
   }
 
   requestCounts(): RequestCount[] {
-    return [...this.requests.values()].map((r) => ({ ...r })).sort((a, b) => a.route.localeCompare(b.route) || a.status - b.status)
+    return [...this.routes.values()].flatMap((r) => [...r.byMethod.values()].flatMap((byStatus) => [...byStatus.values()])).map((r) => ({ ...r })).sort((a, b) => a.route.localeCompare(b.route) || a.status - b.status)
   }
 
   latencyHistograms(): LatencyHistogram[] {
-    return [...this.latency].sort(([a], [b]) => a.localeCompare(b)).map(([route, h]) => {
+    return [...this.routes].map(([route, r]) => [route, r.latency] as const).sort(([a], [b]) => a.localeCompare(b)).map(([route, h]) => {
       let running = 0
       const buckets: { le: number | '+Inf'; count: number }[] = LATENCY_BUCKETS.map((le, i) => {
         running += h.counts[i]

@@ -17,6 +17,10 @@ test('X-Request-Id: a valid client id is kept, anything else is replaced; reques
       assert.match(String(res.headers['x-request-id']), /^req_[0-9a-f]{20}$/)
       assert.equal(res.json().requestId, res.headers['x-request-id'])
     }
+    // Ids made by the server are never repeated.
+    const made = new Set<string>()
+    for (let i = 0; i < 20; i++) made.add(String((await app.get('/gatehouse/v1/auth/whoami', token)).headers['x-request-id']))
+    assert.equal(made.size, 20)
     const err = await app.get('/gatehouse/v1/auth/whoami', undefined, { 'x-request-id': 'err-1' })
     assert.equal(err.json().requestId, 'err-1')
     assert.equal('ok' in err.json(), false, 'error bodies carry no ok field')
