@@ -17,7 +17,7 @@ import { evaluateAction, reviewedStateOf, reviewedStateProblem } from './evaluat
 import { executionView, type Execution, type ExecutionStore, type StoredExecution } from './execution-store.js'
 import type { PolicyStore } from './policy-store.js'
 import type { ApprovalStore } from './approval-store.js'
-import { runSteps, StepFailure, type Step } from './steps.js'
+import { LimitBreached, runSteps, StepFailure, type Step } from './steps.js'
 
 export interface ExecuteRequest {
   readonly actionType: string
@@ -112,6 +112,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
       if (winner) return { execution: replay(winner, digest, key), replayed: true }
     }
     if (err instanceof LateBlock) return record(deps, { ...base, reasons: [err.message] }, requestId)
+    if (err instanceof StepFailure && err.error instanceof LimitBreached) return record(deps, { ...base, reasons: [err.error.message] }, requestId)
     const failure = err instanceof StepFailure ? err : new StepFailure(err, base.steps)
     return record(deps, { ...base, status: 'failed', steps: failure.report, error: publicError(failure.error, deps.logger, base.id) }, requestId)
   }

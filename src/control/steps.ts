@@ -38,6 +38,14 @@ export interface StepReport {
 }
 
 /** Thrown when a step fails: the original error and what happened to every step. */
+/**
+ * A policy limit on a stored value, checked again by a step against the value as locked in the
+ * transaction, no longer holds (a concurrent execution moved it since the check before). The
+ * execution is then blocked with this reason, as it is when the check before the transaction
+ * finds it, so how the race ends does not depend on the database engine.
+ */
+export class LimitBreached extends Error {}
+
 export class StepFailure extends Error {
   constructor(readonly error: unknown, readonly report: readonly StepReport[]) {
     super('a step of the action failed')

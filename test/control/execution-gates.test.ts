@@ -101,10 +101,39 @@ for (const dialect of await testDialects()) {
     const moves = answers.map((a) => a.json().data).filter((e) => e.status === 'succeeded').map((e) => Math.abs(e.result.price - e.result.previousPrice) / e.result.previousPrice)
     assert.ok(moves.length >= 1, answers.map((a) => a.body).join('\n'))
     for (const m of moves) assert.ok(m <= 0.1 + 1e-9, `a change of ${(m * 100).toFixed(2)} % got through: ${moves.map((x) => (x * 100).toFixed(2)).join(', ')}`)
+    // Whichever check catches it (before the transaction or inside it), a change past the
+    // limit is blocked with the limit named, on either engine: never a failure.
+    for (const e of answers.map((a) => a.json().data).filter((e) => e.status !== 'succeeded')) {
+      assert.equal(e.status, 'blocked', JSON.stringify(e))
+      assert.match(e.reasons[0], /% exceeds the policy limit maxPriceChangePercent of 10%$/)
+    }
 
     const tiny = await app.post(`${CONTROL}/actions/execute`, { actionType: 'order.refund', payload: { orderId: app.ids.orders, amount: 0.001 }, metadata: { source: 's', agentId: 'a', traceId: 'r' } }, agent, { 'Idempotency-Key': 'tiny' })
     assert.equal(tiny.statusCode, 400, tiny.body)
     assert.deepEqual(tiny.json().error.details, [{ param: 'payload.amount', problem: 'must be at least 0.01' }])
+  })
+}
+
+// The stock floor under a race: ten concurrent takes of one unit from a stock of four. Four
+// succeed, the stock ends at 0, and the other six are blocked by the floor on both engines (on
+// PostgreSQL some pass the check before the transaction and meet the floor inside it, which
+// recorded them as failed).
+for (const dialect of await testDialects()) {
+  test(`${dialect}: concurrent stock adjustments stop at the floor, and the ones past it are blocked`, async (t) => {
+    const app = await controlApp(dialect)
+    t.after(() => app.close())
+    await app.upsertPolicy(openPolicy('stock', 'variant.adjustStock'))
+    const agent = await app.token(AGENT_SCOPES)
+    const variantId = app.ids.variants
+    await app.services.store.transaction((w) => w.update('variants', variantId, { stock: 4, hasUnlimitedStock: false }))
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => app.post(`${CONTROL}/actions/execute`, { actionType: 'variant.adjustStock', payload: { variantId, delta: -1 }, metadata: { source: 's', agentId: 'a', traceId: `s${i}` } }, agent, { 'Idempotency-Key': `stock-${i}` })))
+    const executions = answers.map((a) => a.json().data)
+    assert.deepEqual(executions.map((e) => e.status).sort(), [...Array(4).fill('succeeded'), ...Array(6).fill('blocked')].sort(), answers.map((a) => a.body).join('\n'))
+    for (const e of executions.filter((e) => e.status === 'blocked')) {
+      assert.deepEqual(e.reasons, ['stock would fall to -1; it may not go below 0 unless the policy sets allowNegativeStock'])
+      assert.deepEqual(e.steps, [{ name: 'adjustStock', status: 'skipped' }])
+    }
+    assert.equal((await app.services.store.get('variants', variantId))?.stock, 0)
   })
 }
 

@@ -8,6 +8,7 @@ import type { Doc } from '../../resources/hooks.js'
 import { defineAction, maxLimit, type LimitResult, type Resolved } from './control-action.js'
 import { round2 } from '../../kernel/numbers.js'
 import { updateStep } from './record-steps.js'
+import { LimitBreached } from '../steps.js'
 import { ORDER_STATUSES } from '../../resources/commerce.js'
 import { orderTransitionConflict } from '../../resources/order-status.js'
 
@@ -57,7 +58,7 @@ export const setPrice = defineAction<SetPrice>({
     // Checked again here, against the price as locked now: concurrent executions each within
     // the limit of the price read before the transaction moved it 20 % under a 10 % limit.
     const change = priceChange(c.payload, v, c.limits.maxPriceChangePercent)
-    if (!change.ok) throw invalid('payload.price', change.problem ?? 'exceeds maxPriceChangePercent')
+    if (!change.ok) throw new LimitBreached(change.problem ?? 'exceeds maxPriceChangePercent')
     return { price: c.payload.price }
   })],
   result(o) {
@@ -94,10 +95,10 @@ export const adjustStock = defineAction<AdjustStock>({
     stockFloor(p, current, limits.allowNegativeStock === true),
   ],
   steps: [updateStep<AdjustStock>('adjustStock', 'variants', (c) => c.payload.variantId, (v, c) => {
-    const next = (v.stock as number) + c.payload.delta
     // Checked again here: the stock may have changed since the check before the transaction.
-    if (next < 0 && v.hasUnlimitedStock !== true && c.limits.allowNegativeStock !== true) throw invalid('payload.delta', `stock would fall to ${next}`)
-    return { stock: next }
+    const floor = stockFloor(c.payload, v, c.limits.allowNegativeStock === true)
+    if (!floor.ok) throw new LimitBreached(floor.problem ?? 'stock would fall below 0')
+    return { stock: (v.stock as number) + c.payload.delta }
   })],
   result(o) {
     const { id, previous, doc } = o.adjustStock as { id: number; previous: Doc; doc: Doc }
@@ -137,6 +138,12 @@ interface Refund { readonly orderId: number; readonly amount: number; readonly r
 
 const refundable = (order: Doc | undefined) => round2(((order?.totalPaid as number | undefined) ?? 0) - ((order?.totalRefunded as number | undefined) ?? 0))
 
+function refundLeft(p: Refund, order: Doc | undefined): LimitResult {
+  const left = refundable(order)
+  const ok = round2(p.amount) <= left
+  return { name: 'refundable', source: 'action', max: left, actual: p.amount, ok, param: 'payload.amount', problem: ok ? null : `${p.amount} exceeds what is left to refund (${left} = totalPaid − totalRefunded)` }
+}
+
 export const refundOrder = defineAction<Refund>({
   type: 'order.refund',
   summary: "Record a refund on an order (adds to totalRefunded; never more than was paid and not yet refunded)",
@@ -153,17 +160,14 @@ export const refundOrder = defineAction<Refund>({
     if (round2(p.amount) === 0) throw invalid('payload.amount', 'must be at least 0.01')
     return orderTarget(read, p.orderId)
   },
-  limits(p, current, limits) {
-    const left = refundable(current)
-    const ok = round2(p.amount) <= left
-    return [
-      maxLimit('maxRefundAmount', 'payload.amount', limits.maxRefundAmount, p.amount),
-      { name: 'refundable', source: 'action', max: left, actual: p.amount, ok, param: 'payload.amount', problem: ok ? null : `${p.amount} exceeds what is left to refund (${left} = totalPaid − totalRefunded)` },
-    ]
-  },
+  limits: (p, current, limits) => [
+    maxLimit('maxRefundAmount', 'payload.amount', limits.maxRefundAmount, p.amount),
+    refundLeft(p, current),
+  ],
   steps: [updateStep<Refund>('recordRefund', 'orders', (c) => c.payload.orderId, (order, c) => {
-    const left = refundable(order)
-    if (round2(c.payload.amount) > left) throw invalid('payload.amount', `exceeds what is left to refund (${left})`)
+    // Checked again here: a concurrent refund may have used what was left.
+    const left = refundLeft(c.payload, order)
+    if (!left.ok) throw new LimitBreached(left.problem ?? 'exceeds what is left to refund')
     return { totalRefunded: round2((order.totalRefunded as number) + c.payload.amount) }
   })],
   result(o) {
