@@ -46,7 +46,7 @@ export class ControlPlane {
   /** Single use of approval round-trip request states (MCP 2026-07-28), across processes. */
   readonly roundTrips: RoundTripUses
   /** Test-only seams (see ExecuteDeps.testHooks). */
-  readonly testHooks: { afterSteps?: Step } = {}
+  readonly testHooks: { beforeSteps?: Step; afterSteps?: Step } = {}
 
   constructor(readonly database: Database, readonly store: ContentStore, private readonly logger: Logger, scopes: ScopeCatalog, private readonly runs: LiveRuns = NO_LIVE_RUNS) {
     this.policies = new PolicyStore(database, scopes)

@@ -36,11 +36,11 @@ export interface ExecuteDeps {
   readonly runs: LiveRuns
   readonly logger: Logger
   /**
-   * Test-only: a step run after the action's own steps, inside the same transaction. The
-   * rollback tests make it throw to prove a failure after the last write leaves nothing
-   * written. Never set in a running service.
+   * Test-only: steps run before and after the action's own steps, inside the same transaction.
+   * The rollback tests make one throw, or write what makes the action's own write fail, to
+   * prove a failure leaves nothing written. Never set in a running service.
    */
-  readonly testHooks: { afterSteps?: Step }
+  readonly testHooks: { beforeSteps?: Step; afterSteps?: Step }
 }
 
 export const IDEMPOTENCY_KEY = /^[A-Za-z0-9._:-]{1,200}$/
@@ -81,7 +81,7 @@ export async function executeAction(deps: ExecuteDeps, caller: Caller, request: 
   if (ev.decision === 'blocked') return record(deps, { ...base, reasons: ev.reasons }, requestId)
 
   const origin = await writeOrigin(deps.runs, caller, base.id)
-  const steps = [...ev.action.steps, ...(deps.testHooks.afterSteps ? [deps.testHooks.afterSteps] : [])]
+  const steps = [...(deps.testHooks.beforeSteps ? [deps.testHooks.beforeSteps] : []), ...ev.action.steps, ...(deps.testHooks.afterSteps ? [deps.testHooks.afterSteps] : [])]
   try {
     const execution = await deps.store.transaction(async (w) => {
       const running: StoredExecution = { ...base, status: 'succeeded', steps: steps.map((s) => ({ name: s.name, status: 'done' })) }

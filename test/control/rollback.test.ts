@@ -18,6 +18,10 @@ const failingStep: Step = {
   },
 }
 
+/** Ids of the entries with `slug`. */
+const slugIds = async (app: ControlApp, slug: string) =>
+  (await app.database.db.selectFrom('entries').select('id').where('slug', '=', slug).execute()).map((r) => Number(r.id))
+
 /** Everything an action could have written, to compare before and after. */
 async function snapshot(app: ControlApp) {
   const all = async (table: string) => (await app.database.db.selectFrom(table).selectAll().orderBy('id').execute()).map((r) => JSON.stringify(r))
@@ -95,7 +99,33 @@ for (const dialect of await testDialects()) {
   })
 }
 
-test('an action whose own write fails (a taken slug) records the failure with its reason and writes nothing', async (t) => {
+test('an action whose own write fails (a slug taken in the same transaction) records the failure with its reason and writes nothing', async (t) => {
+  const app = await controlApp('sqlite')
+  t.after(() => app.close())
+  await app.upsertPolicy(openPolicy('open', '*'))
+  const agent = await app.token(AGENT_SCOPES)
+  const draft = await app.execute(agent, { actionType: 'entry.updateDraft', payload: { entryId: app.ids.entries, name: 'clash', slug: 'free-before-the-steps' } })
+  const draftId = draft.json().data.result.draftId
+  const before = await app.services.store.get('entries', app.ids.entries)
+  // Another entry of the section takes the slug after the checks, before the publish writes:
+  // the unique index refuses the action's own write.
+  const section = before?.section as string
+  app.services.control.testHooks.beforeSteps = {
+    name: 'takeTheSlug', preview: async () => [],
+    async run({ w }) { await w.create('entries', { section, type: before?.type, title: 'Rival', slug: 'free-before-the-steps' }) },
+  }
+  t.after(() => { app.services.control.testHooks.beforeSteps = undefined })
+  const res = await app.execute(agent, { actionType: 'entry.publishDraft', payload: { draftId } })
+  const execution = res.json().data
+  assert.equal(execution.status, 'failed')
+  assert.deepEqual(execution.error, { code: 'INVALID_REQUEST', message: 'Invalid parameter: slug (slug: already used by another record)' })
+  assert.deepEqual(execution.steps, [{ name: 'takeTheSlug', status: 'done' }, { name: 'applyDraft', status: 'failed' }, { name: 'removeDraft', status: 'skipped' }])
+  assert.deepEqual(await app.services.store.get('entries', app.ids.entries), before)
+  assert.deepEqual(await slugIds(app, 'free-before-the-steps'), [], 'the rival written in the transaction is rolled back too')
+  assert.ok(await app.services.store.get('entry-drafts', draftId), 'the draft is kept')
+})
+
+test('a publish whose slug another entry of the section holds is refused before anything runs, and simulation says so', async (t) => {
   const app = await controlApp('sqlite')
   t.after(() => app.close())
   await app.upsertPolicy(openPolicy('open', '*'))
@@ -103,12 +133,15 @@ test('an action whose own write fails (a taken slug) records the failure with it
   // draft-thoughts is the slug of another entry in the same section.
   const draft = await app.execute(agent, { actionType: 'entry.updateDraft', payload: { entryId: app.ids.entries, name: 'clash', slug: 'draft-thoughts' } })
   const draftId = draft.json().data.result.draftId
-  const before = await app.services.store.get('entries', app.ids.entries)
+  const holder = (await slugIds(app, 'draft-thoughts'))[0]
+  const section = (await app.services.store.get('entries', app.ids.entries))?.section
+  const problem = { param: 'payload.draftId', problem: `the draft's slug draft-thoughts is already used by entry ${holder} in section ${section}` }
+  const simulated = await app.post(`${CONTROL}/policy-simulate`, { actionType: 'entry.publishDraft', payload: { draftId } }, agent)
+  assert.equal(simulated.json().data.decision, 'invalid', simulated.body)
+  assert.deepEqual(simulated.json().data.payloadErrors, [problem])
+  const executions = await app.count('control_executions')
   const res = await app.execute(agent, { actionType: 'entry.publishDraft', payload: { draftId } })
-  const execution = res.json().data
-  assert.equal(execution.status, 'failed')
-  assert.deepEqual(execution.error, { code: 'INVALID_REQUEST', message: 'Invalid parameter: slug (slug: already used by another record)' })
-  assert.deepEqual(execution.steps, [{ name: 'applyDraft', status: 'failed' }, { name: 'removeDraft', status: 'skipped' }])
-  assert.deepEqual(await app.services.store.get('entries', app.ids.entries), before)
-  assert.ok(await app.services.store.get('entry-drafts', draftId), 'the draft is kept')
+  assert.equal(res.statusCode, 400, res.body)
+  assert.deepEqual(res.json().error.details, [problem])
+  assert.equal(await app.count('control_executions'), executions, 'nothing is recorded')
 })

@@ -142,6 +142,14 @@ export const updateDraft = defineAction<UpdateDraft>({
 
 interface PublishDraft { readonly draftId: number }
 
+/** Another entry of `section` with `slug`, if there is one (slugs are unique per section). */
+async function slugHolder(read: Pick<StoreWriter, 'get' | 'idsWhere'>, section: string, slug: string, self: number | null): Promise<number | undefined> {
+  for (const id of await read.idsWhere('entries', 'slug', slug)) {
+    if (id !== self && (await read.get('entries', id))?.section === section) return id
+  }
+  return undefined
+}
+
 export const publishDraft = defineAction<PublishDraft>({
   type: 'entry.publishDraft',
   summary: 'Apply a draft to its entry (title, slug, fields), or create the entry from a draft of a new entry; the draft is removed',
@@ -156,6 +164,11 @@ export const publishDraft = defineAction<PublishDraft>({
     const entryId = (draft.entryId as number | null) ?? null
     const entry = entryId === null ? undefined : await read.get('entries', entryId)
     if (entryId !== null && !entry) throw invalid('payload.draftId', `the draft's entry ${entryId} no longer exists`)
+    // Found here, so simulation says so before anyone approves a publish that cannot succeed
+    // (the unique index still decides a race: then the step fails and nothing is written).
+    const section = (entry?.section ?? draft.section) as string
+    const holder = typeof draft.slug === 'string' ? await slugHolder(read, section, draft.slug, entryId) : undefined
+    if (holder !== undefined) throw invalid('payload.draftId', `the draft's slug ${draft.slug} is already used by entry ${holder} in section ${section}`)
     return {
       target: {
         entity: entryId !== null ? { type: 'entries', id: String(entryId) } : { type: 'entry-drafts', id: String(p.draftId) },
