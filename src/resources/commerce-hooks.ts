@@ -5,6 +5,13 @@ import { round2 } from '../kernel/numbers.js'
 import type { Doc, FamilyHooks } from './hooks.js'
 import { orderTransitionConflict } from './order-status.js'
 
+/**
+ * The advisory lock of writes that make a variant the default (beside SCHEMA_LOCK 7270001,
+ * CHANGE_LOG_LOCK 7270002, POLICY_LOCK 7270003, ADMIN_ACCOUNTS_LOCK 7270004 and
+ * NEW_ENTRY_DRAFTS_LOCK 7270005). One for all products: such writes are rare.
+ */
+export const DEFAULT_VARIANT_LOCK = 7270006
+
 export const variantHooks: FamilyHooks = {
   beforeWrite(_w, next) {
     next.isAvailable = next.status === 'live' && (next.hasUnlimitedStock === true || (next.stock as number) > 0)
@@ -13,8 +20,11 @@ export const variantHooks: FamilyHooks = {
     if (next) w.markDirty('products', next.productId as number)
     if (previous && previous.productId !== next?.productId) w.markDirty('products', previous.productId as number)
     // A product has one default variant: a variant made the default takes it from the others
-    // (each an `updated` change), as choosing a default in the CMS does.
+    // (each an `updated` change), as choosing a default in the CMS does. Such writes take
+    // turns: two at once on PostgreSQL each saw no other default (the other's row not yet
+    // committed) and both stayed the default.
     if (next?.isDefault === true && (previous?.isDefault !== true || previous.productId !== next.productId)) {
+      await w.takeTurns(DEFAULT_VARIANT_LOCK)
       for (const other of await w.docsWhere('variants', 'productId', next.productId)) {
         if (other.id !== next.id && other.isDefault === true) await w.update('variants', other.id as number, { isDefault: false })
       }

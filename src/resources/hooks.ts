@@ -17,6 +17,12 @@ export interface RecordWriter {
   remove(type: string, id: number, opts?: { skipHooks?: boolean }): Promise<void>
   /** Runs `type`'s `rollup` for record `id` once, at the end of the transaction. */
   markDirty(type: string, id: number): void
+  /**
+   * Waits until no other transaction holds lock `key`, then holds it to the end of this one
+   * (PostgreSQL; SQLite's writers take turns already): for a rule across records that no
+   * index holds, which two transactions would otherwise both pass.
+   */
+  takeTurns(key: number): Promise<void>
 }
 
 export interface FamilyHooks {

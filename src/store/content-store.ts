@@ -306,6 +306,8 @@ export class StoreWriter implements RecordWriter {
       remove: () => Promise.reject(new Error('a preview writes nothing')),
       update: () => Promise.reject(new Error('a preview writes nothing')),
       markDirty: () => {},
+      // A preview writes nothing, so it has no rule to hold against other writers.
+      takeTurns: () => Promise.resolve(),
     }
   }
 

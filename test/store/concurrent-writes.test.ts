@@ -40,6 +40,28 @@ for (const dialect of await testDialects()) {
   })
 }
 
+// A product keeps one default variant when several are made the default at once: on
+// PostgreSQL each write read the others before the others committed, and all stayed the
+// default (7 of 8 created at once, 6 of 6 patched at once), until such writes took turns.
+for (const dialect of await testDialects()) {
+  test(`${dialect}: variants made the default at once leave one default`, async () => {
+    const database = await testDatabase(dialect, { poolSize: 12 })
+    try {
+      const store = new ContentStore(database, defaultRegistry)
+      const p = await store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
+      const defaults = async () => (await Promise.all((await database.db.selectFrom('variants').select('id').execute()).map((r) => store.get('variants', Number(r.id)))))
+        .filter((v) => v?.productId === p.id && v.isDefault === true).length
+      await Promise.all(Array.from({ length: 8 }, (_, i) => store.create('variants', { productId: p.id, sku: `D-${i}`, title: `${i}`, price: 1, stock: i, isDefault: true })))
+      assert.equal(await defaults(), 1, 'created at once')
+      const ids = (await database.db.selectFrom('variants').select('id').execute()).map((r) => Number(r.id))
+      await Promise.all(ids.map((id) => store.update('variants', id, { isDefault: true })))
+      assert.equal(await defaults(), 1, 'patched at once')
+    } finally {
+      await database.destroy()
+    }
+  })
+}
+
 test('sqlite: two processes writing the same file wait for each other instead of failing', async () => {
   const database = await testDatabase('sqlite')
   try {
