@@ -7,6 +7,7 @@ import { SettingsError, type Settings } from '../kernel/settings.js'
 import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { TOKEN_PREFIX, digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
+import { isDateTime } from '../resources/formats.js'
 import { effectiveScopes, type ScopeCatalog } from './scopes.js'
 import type { Boundaries, Caller, CredentialSource } from '../kernel/caller.js'
 
@@ -376,7 +377,7 @@ function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog,
     if (unknown.length > 0) problems.push({ param: 'scopes', problem: `unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.map((sc) => `"${sc}"`).join(', ')}; valid scopes: ${scopes.names().join(', ')}` })
   }
   for (const cidr of input.ipAllowlist ?? []) if (!parseCidr(cidr)) problems.push({ param: 'ipAllowlist', problem: `invalid CIDR "${cidr}"` })
-  if (input.expiresAt && Number.isNaN(Date.parse(input.expiresAt))) problems.push({ param: 'expiresAt', problem: 'not a date-time' })
+  if (input.expiresAt && !isDateTime(input.expiresAt)) problems.push({ param: 'expiresAt', problem: 'not a date-time of a day that exists (RFC 3339 with a time zone)' })
   for (const w of input.webhookInterests ?? []) {
     // Callers other than the admin API (CLI, panel) pass unchecked JSON: no TypeError here.
     if (typeof w !== 'object' || w === null) { problems.push({ param: 'webhookInterests', problem: 'each interest is an object' }); continue }

@@ -44,6 +44,8 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = '', unk
       const literals = branches.map((b) => b.const)
       // An enumeration: say which values it takes.
       if (literals.length > 0 && literals.every((v) => typeof v === 'string')) problem = `must be one of: ${literals.join(', ')}`
+      // Otherwise say what each branch takes ("must be a date-time or null"), not "Expected union value".
+      else if (branches.every((b) => typeof b.type === 'string')) problem = `must be ${branches.map(branchText).join(' or ')}`
       // A nullable object given as an object: report inside it, field by field.
       const objects = branches.filter((b) => b.type === 'object')
       if (objects.length === 1 && typeof e.value === 'object' && e.value !== null && !Array.isArray(e.value)) {
@@ -57,6 +59,15 @@ export function schemaProblems(schema: TObject, value: unknown, prefix = '', unk
     if (!seen.has(param)) seen.set(param, problem)
   }
   return [...seen].map(([param, problem]) => ({ param, problem }))
+}
+
+/** What one branch of a union takes, in words. */
+function branchText(b: TSchema): string {
+  if (b.type === 'null') return 'null'
+  if (b.type === 'string' && b.format === 'date-time') return 'a date-time (RFC 3339 with a time zone, of a day that exists)'
+  if (b.type === 'string') return b.format ? `a ${b.format} string` : 'a string'
+  if (b.type === 'integer') return 'an integer'
+  return `${/^[aeiou]/.test(String(b.type)) ? 'an' : 'a'} ${String(b.type)}`
 }
 
 export function assertValid(schema: TObject, value: unknown, prefix = ''): void {

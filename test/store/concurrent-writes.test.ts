@@ -50,7 +50,7 @@ for (const dialect of await testDialects()) {
       const store = new ContentStore(database, defaultRegistry)
       const p = await store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
       const defaults = async () => (await Promise.all((await database.db.selectFrom('variants').select('id').execute()).map((r) => store.get('variants', Number(r.id)))))
-        .filter((v) => v?.productId === p.id && v.isDefault === true).length
+        .filter((v) => v?.productId === p.id && v?.isDefault === true).length
       await Promise.all(Array.from({ length: 8 }, (_, i) => store.create('variants', { productId: p.id, sku: `D-${i}`, title: `${i}`, price: 1, stock: i, isDefault: true })))
       assert.equal(await defaults(), 1, 'created at once')
       const ids = (await database.db.selectFrom('variants').select('id').execute()).map((r) => Number(r.id))

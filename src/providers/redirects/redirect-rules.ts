@@ -6,6 +6,7 @@ import { CsvError } from 'csv-parse'
 import { Type, type Static } from '@sinclair/typebox'
 import { parseBoolean } from '../../kernel/booleans.js'
 import { csvRecords, type CsvRecord, decodeUtf8, nextTurn, ROWS_PER_TURN } from './redirects-text.js'
+import { isRealMoment } from '../../kernel/calendar.js'
 
 export const STATUS_CODES = [301, 302, 307, 308] as const
 
@@ -185,7 +186,7 @@ function checkRow({ line, values, typed }: Row, fileUpdatedAt: Date, problems: s
   let updatedAt = fileUpdatedAt.toISOString()
   const rawUpdated = text('updatedAt')
   if (rawUpdated !== undefined) {
-    const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(rawUpdated) ? Date.parse(rawUpdated) : NaN
+    const ms = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2}))?$/.test(rawUpdated) && isRealMoment(rawUpdated) ? Date.parse(rawUpdated) : NaN
     if (Number.isNaN(ms)) bad('updatedAt', `"${rawUpdated}" must be an ISO 8601 date or date-time with a time zone`)
     else updatedAt = new Date(ms).toISOString()
   }
