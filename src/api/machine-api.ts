@@ -191,7 +191,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       preValidation: (request, _reply, done) => {
         try {
           if (route.headers) checkHeaders(route.headers, request)
-          const bad = textProblem(request.query, '') ?? textProblem(request.body, '')
+          const bad = textProblem(request.query, '') ?? textProblem(request.params, '') ?? textProblem(request.body, '')
           if (bad !== undefined) throw invalid(bad.param, bad.problem)
         } catch (err) {
           return done(err as Error)

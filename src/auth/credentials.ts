@@ -294,8 +294,8 @@ export class CredentialService {
 
   async setStatus(id: string, status: CredentialStatus, by?: CredentialChangeActor): Promise<CredentialRecord> {
     const current = await this.managed(id)
-    if (current.status === 'revoked' && status !== 'revoked') throw new ApiError('CONFLICT', 'A revoked credential cannot be resumed')
     const action = status === 'paused' ? 'pause' : status === 'revoked' ? 'revoke' : 'resume'
+    if (current.status === 'revoked' && status !== 'revoked') throw new ApiError('CONFLICT', `A revoked credential cannot be ${action === 'pause' ? 'paused' : 'resumed'}`)
     await this.changing(id, action, by, undefined, (tx) => tx.updateTable('credentials').set({ status }).where('id', '=', id).execute())
     this.cache.clear()
     return this.get(id)

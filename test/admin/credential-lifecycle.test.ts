@@ -90,10 +90,11 @@ for (const dialect of await testDialects()) {
     assert.equal(revoked.statusCode, 401)
     assert.match(revoked.body.error.message, /revoked/)
     // Revocation is final.
-    for (const action of ['resume', 'rotate', 'pause']) {
+    for (const [action, done] of [['resume', 'resumed'], ['rotate', 'rotated'], ['pause', 'paused']]) {
       const res = await admin.post(`/credentials/${id}/${action}`)
       assert.equal(res.statusCode, 409, `${action} after revoke`)
       assert.equal(res.json().error.code, 'CONFLICT')
+      assert.equal(res.json().error.message, `A revoked credential cannot be ${done}`)
     }
     assert.equal((await whoami(app, rotated.token)).statusCode, 401)
 

@@ -200,4 +200,8 @@ test('ids up to the schema bound reach the route; past it, a 400 naming id, and 
   assert.equal(tooLong.statusCode, 400, tooLong.body)
   assert.equal(tooLong.json().error.details[0].param, 'id')
   assert.equal((await app.get(`${REDIRECTS}/${'x'.repeat(300)}`)).statusCode, 401)
+  // A NUL in a path parameter is refused as in a query or body, before the provider is asked.
+  const nul = await app.get(`${REDIRECTS}/a%00b`, token)
+  assert.equal(nul.statusCode, 400, nul.body)
+  assert.deepEqual(nul.json().error.details, [{ param: 'id', problem: 'must not contain NUL characters' }])
 })
