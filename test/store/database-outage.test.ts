@@ -121,6 +121,10 @@ if ((await testDialects()).includes('postgres')) {
           assert.equal(a.retryAfter, '5')
         }
       }
+      // More requests at once than the pool has connections: those waiting for a connection
+      // give up after the connect timeout too, and answer 503 as well (they were 500s).
+      const many = await Promise.all(Array.from({ length: 25 }, () => call(app, 'GET', '/gatehouse/v1/tags', token)))
+      assert.deepEqual([...new Set(many.map((a) => `${a.status} ${a.code}`))], ['503 SERVICE_UNAVAILABLE'], `${mode}: ${JSON.stringify(many)}`)
     }
     assert.ok(proxy.accepted > 0)
 

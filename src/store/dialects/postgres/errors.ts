@@ -12,7 +12,9 @@ const UNAVAILABLE_CLASS = /^(08|57P)/
 // ("database … is not currently accepting connections", ALLOW_CONNECTIONS false): the same
 // code also names programming errors (currval before nextval…), which stay 500s.
 const refusing = (err: unknown) => code(err) === '55000' && /accepting connections/i.test(message(err))
-const UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
+// pg-pool's "timeout exceeded when trying to connect" is a request that waited past the connect
+// timeout for one of the pool's connections, all held by requests stuck on a silent server.
+const UNAVAILABLE_MESSAGES = /(Connection terminated|timeout expired|timeout exceeded when trying to connect|Query read timeout|Cannot use a pool after calling end|not queryable|connection error|Client was closed)/i
 
 export const postgresErrors: DialectErrors = {
   uniqueViolation(err, table) {
