@@ -64,7 +64,7 @@ for (const dialect of await testDialects()) {
   })
 }
 
-test('Retry-After replaces the computed backoff', async () => {
+test('a longer Retry-After replaces the computed backoff', async () => {
   let calls = 0
   const receiver = await startReceiver('/hook', (_r, res) => {
     calls++
@@ -78,6 +78,27 @@ test('Retry-After replaces the computed backoff', async () => {
     assert.equal(receiver.received.length, 2)
     const gap = receiver.received[1].at - receiver.received[0].at
     assert.ok(gap >= 990 && gap < 2500, `waited as asked (1 s), not the 20 ms backoff: ${gap} ms`)
+  } finally {
+    await app.close()
+    await receiver.close()
+  }
+})
+
+test('Retry-After never shortens the schedule: a receiver answering Retry-After: 0 still gets growing intervals', async () => {
+  let calls = 0
+  const receiver = await startReceiver('/hook', (_r, res) => {
+    calls++
+    if (calls <= 2) res.writeHead(503, { 'retry-after': '0' }).end()
+    else res.writeHead(204).end()
+  })
+  const app = await appWith('sqlite', receiver, {}, 300)
+  try {
+    await app.services.store.create('products', { type: 'mug', title: 'Mug', slug: 'mug' })
+    await waitForStatus(app, 'delivered')
+    assert.equal(receiver.received.length, 3)
+    const gaps = [1, 2].map((i) => receiver.received[i].at - receiver.received[i - 1].at)
+    // The computed waits: 300 ms, then 600 ms, each scaled by [0.75, 1.25).
+    assert.ok(gaps[0] >= 225 && gaps[1] >= 450, `waits of ${gaps.join(' and ')} ms`)
   } finally {
     await app.close()
     await receiver.close()
