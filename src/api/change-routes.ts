@@ -43,7 +43,7 @@ const changesQuery = (changeFeedTypes: readonly string[]) => Type.Object({
 
 const FeedPositionData = Type.Object({
   position: Type.Integer({ minimum: 0, description: 'The newest position: take it before a full copy, then follow /changes?after=<position>' }),
-  oldestPosition: Type.Integer({ minimum: 0, description: 'The oldest position still kept; an older cursor or after answers 410 CURSOR_EXPIRED' }),
+  oldestPosition: Type.Integer({ minimum: 0, description: 'The oldest position to resume from: every change after it is kept, and `after` at it or later is served; an older cursor or after answers 410 CURSOR_EXPIRED' }),
   retentionDays: Type.Integer({ minimum: 1 }),
 }, { additionalProperties: false })
 

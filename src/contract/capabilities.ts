@@ -55,7 +55,7 @@ export const CapabilitiesData = Type.Object({
     filterMaxExpressions: Type.Integer(),
     bodyMaxBytes: Type.Integer(),
     rateLimitPerMinute: Type.Integer({ description: 'Per credential; 0 means off' }),
-    changesRetentionDays: Type.Integer({ description: 'How long the change log keeps changes; an older feed position answers 410 CURSOR_EXPIRED (GET /changes/position names the oldest kept)' }),
+    changesRetentionDays: Type.Integer({ description: 'How long the change log keeps changes; an older feed position answers 410 CURSOR_EXPIRED (GET /changes/position names the oldest position to resume from)' }),
   }, { additionalProperties: false }),
   errors: Type.Array(Type.Object({ code: Str(), status: Type.Integer(), meaning: Str() }, { additionalProperties: false })),
   endpoints: Type.Array(Endpoint),

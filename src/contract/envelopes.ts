@@ -9,7 +9,7 @@ export const PaginationSchema = Type.Object({
 }, { additionalProperties: false })
 
 export const ListMetaSchema = Type.Object({
-  mode: Type.Union([Type.Literal('full'), Type.Literal('incremental')], { description: 'incremental when updatedSince or a cursor narrows the list' }),
+  mode: Type.Union([Type.Literal('full'), Type.Literal('incremental')], { description: 'How the walk reads: incremental when it was started with updatedSince (its cursors keep that, so every page of it says so), full otherwise. On /changes: incremental from a position (after, a cursor or updatedSince), full from the start of the log' }),
 }, { additionalProperties: true, description: 'List metadata; some lists add their own keys (the change feed adds types)' })
 
 export const ErrorDetailSchema = Type.Object({

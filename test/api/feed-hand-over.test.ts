@@ -82,9 +82,9 @@ for (const dialect of await testDialects()) {
         assert.equal(res.statusCode, 410, url)
         const error = res.json().error
         assert.equal(error.code, 'CURSOR_EXPIRED')
-        assert.match(error.message, new RegExp(`oldest position kept is ${now.oldestPosition}`))
+        assert.match(error.message, new RegExp(`oldest position to resume from is ${now.oldestPosition}`))
         assert.match(error.message, /GET \/changes\/position, copy every record again .* then follow \/changes\?after=<that position>/)
-        assert.deepEqual(error.details, [{ param, problem: `position ${firstPosition} is older than the oldest position kept (${now.oldestPosition})` }])
+        assert.deepEqual(error.details, [{ param, problem: `position ${firstPosition} is older than the oldest position to resume from (${now.oldestPosition})` }])
       }
       // Following from the oldest kept position works.
       assert.equal((await app.get(`/gatehouse/v1/changes?after=${now.oldestPosition}`, token)).statusCode, 200)

@@ -58,7 +58,7 @@ export const LagData = Type.Object({
   totals: Type.Object({ pendingChanges: Type.Integer({ minimum: 0 }), maxLagSeconds: Type.Number({ minimum: 0 }) }),
   retention: Type.Object({
     days: Type.Integer({ minimum: 1, description: 'How long the change log keeps changes' }),
-    oldestPosition: Type.Integer({ minimum: 0, description: 'The oldest feed position still kept; a checkpoint before it must reset (docs/sync.md)' }),
+    oldestPosition: Type.Integer({ minimum: 0, description: 'The oldest feed position to resume from (every change after it is kept); a checkpoint before it must reset (docs/sync.md)' }),
   }, { additionalProperties: false }),
 }, { additionalProperties: false })
 
