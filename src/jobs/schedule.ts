@@ -25,11 +25,33 @@ function zoneProblem(timezone: string): string | null {
   }
 }
 
+/** The five fields' names and the numbers each takes (day of week: 0 and 7 are Sunday). */
+const CRON_FIELDS = [['minute', 0, 59], ['hour', 0, 23], ['day of month', 1, 31], ['month', 1, 12], ['day of week', 0, 7]] as const
+
+/**
+ * A number outside its field's range, named as written: croner's own message gives its
+ * internal zero-based value (`0 0 * 13 *` read "Invalid value for month: 12"). Steps (`/n`)
+ * and everything that is not a number (names, `*`, `L`, `W`) are left to croner.
+ */
+function numberOutOfRange(fields: readonly string[]): string | null {
+  for (const [i, [name, min, max]] of CRON_FIELDS.entries()) {
+    for (const part of fields[i].split(',')) {
+      for (const digits of part.split('/')[0].match(/\d+/g) ?? []) {
+        const n = Number(digits)
+        if (n < min || n > max) return `${name} ${digits} (in "${fields[i]}") is outside ${min}–${max}`
+      }
+    }
+  }
+  return null
+}
+
 function cronProblem(cron: string): string | null {
   const fields = cron.trim().split(/\s+/)
   if (fields.length !== 5 || cron.trim() === '') {
     return `expected 5 fields (minute hour day-of-month month day-of-week), got ${cron.trim() === '' ? 0 : fields.length}`
   }
+  const outside = numberOutOfRange(fields)
+  if (outside) return outside
   try {
     const c = new Cron(cron, { paused: true })
     if (c.nextRun(new Date()) === null) return 'the expression never fires'

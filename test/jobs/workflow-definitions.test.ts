@@ -74,8 +74,13 @@ for (const dialect of await testDialects()) {
     const base = { name: 'x', templateKey: 'scheduled-catalog-sync', credentialId: w.id }
     const both = await app.admin.post('/workflows', { ...base, schedule: { cron: '61 * * * *', timezone: 'Mars/Olympus_Mons' } })
     assert.equal(both.statusCode, 400)
-    assert.deepEqual(details(both), { 'schedule.cron': 'Invalid value for minute: 61', 'schedule.timezone': 'unknown IANA time zone "Mars/Olympus_Mons"' })
+    assert.deepEqual(details(both), { 'schedule.cron': 'minute 61 (in "61") is outside 0–59', 'schedule.timezone': 'unknown IANA time zone "Mars/Olympus_Mons"' })
     const cases: [unknown, Record<string, string>][] = [
+      // Each number is named as written (croner's own message gave its zero-based value).
+      [{ cron: '0 0 0 * *', timezone: 'UTC' }, { 'schedule.cron': 'day of month 0 (in "0") is outside 1–31' }],
+      [{ cron: '0 0 * 13 *', timezone: 'UTC' }, { 'schedule.cron': 'month 13 (in "13") is outside 1–12' }],
+      [{ cron: '0-70 * * * *', timezone: 'UTC' }, { 'schedule.cron': 'minute 70 (in "0-70") is outside 0–59' }],
+      [{ cron: '*/90 * * * 8', timezone: 'UTC' }, { 'schedule.cron': 'day of week 8 (in "8") is outside 0–7' }],
       [{ cron: '0 * * * * *', timezone: 'UTC' }, { 'schedule.cron': 'expected 5 fields (minute hour day-of-month month day-of-week), got 6' }],
       [{ cron: '0 0 31 2 *', timezone: 'UTC' }, { 'schedule.cron': 'the expression never fires' }],
       [{ cron: '0 9 * * *', timezone: '+02:00' }, { 'schedule.timezone': 'not an IANA time zone name (for example Europe/Berlin or UTC)' }],
