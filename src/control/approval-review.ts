@@ -13,6 +13,7 @@ import type { PreviewContext, RecordChange } from './change-preview.js'
 import { reviewedStateOf, reviewedStateProblem } from './evaluate-action.js'
 import { resolvePolicy, type Policy } from './policy.js'
 import type { PolicyStore } from './policy-store.js'
+import { LimitBreached } from './steps.js'
 
 export interface ApprovalReview {
   /** `variants 12`, or null when the payload names nothing that exists yet. */
@@ -31,6 +32,8 @@ export interface ApprovalReview {
 
 /** An expected refusal (the payload no longer resolves, a rule fails) in words; anything else is not ours to word. */
 function problemOf(err: unknown): string {
+  // A limit a step checks against the values now (the limits beside say which).
+  if (err instanceof LimitBreached) return err.message
   if (!(err instanceof ApiError)) throw err
   return err.details && err.details.length > 0 ? err.details.map((d) => `${d.param}: ${d.problem}`).join('; ') : err.message
 }

@@ -21,7 +21,7 @@ for (const dialect of ['sqlite'] as const) {
     const bad = await runCli(['workflows', 'create', '--name', 'x', '--template', 'scheduled-catalog-sync', '--credential', 'cred_none',
       '--cron', '30 25 * * *', '--timezone', 'Europe/Berlinn', '--boundary-products', '7'], { env })
     assert.equal(bad.code, 1)
-    assert.equal(bad.stderr.trim(), 'gatehouse: invalid --cron: Invalid value for hour: 25; invalid --timezone: unknown IANA time zone "Europe/Berlinn"; invalid --credential: no credential with id cred_none')
+    assert.equal(bad.stderr.trim(), 'gatehouse: invalid --cron: hour 25 (in "25") is outside 0–23; invalid --timezone: unknown IANA time zone "Europe/Berlinn"; invalid --credential: no credential with id cred_none')
     assertNoInternals(bad.stderr)
     const badConfig = await runCli(['workflows', 'create', '--name', 'x', '--template', 'k', '--credential', credential.id, '--cron', '0 * * * *', '--timezone', 'UTC', '--config', '[1]'], { env })
     assert.equal(badConfig.stderr.trim(), 'gatehouse: invalid --config: Expected object')

@@ -39,7 +39,7 @@ test('an admin creates and pauses a workflow on the Jobs screen, in a real brows
   await page.fill('input[name=timezone]', 'Europe/Berlin')
   await page.fill('input[name=sections]', 'news')
   await page.click('button:has-text("Create workflow")')
-  assert.equal(await page.textContent('#error-cron'), 'Write five fields: minute, hour, day of month, month and day of week; 30 2 * * * is 02:30 every day (here: Invalid value for dayOfWeek: 8).')
+  assert.equal(await page.textContent('#error-cron'), 'Write five fields: minute, hour, day of month, month and day of week; 30 2 * * * is 02:30 every day (here: day of week 8 (in "8") is outside 0–7).')
   assert.equal(await page.inputValue('input[name=timezone]'), 'Europe/Berlin', 'the other values are kept')
 
   await page.fill('input[name=cron]', '30 2 * * *')
