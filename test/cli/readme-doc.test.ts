@@ -16,7 +16,7 @@ test('README starts with npm install && npm start, then npm test', () => {
   assert.ok(readme.indexOf('npm install && npm start') < readme.indexOf('## '), 'the commands come before any section')
   // npm install builds dist/ (prepare); npm start runs it through the launcher.
   assert.equal(pkg.scripts.start, 'node bin/gatehouse.js start')
-  assert.equal(pkg.scripts.prepare, 'node scripts/build.mjs')
+  assert.equal(pkg.scripts.prepare, 'node scripts/build.mjs --if-stale')
   assert.equal(pkg.scripts.test, 'node scripts/run-tests.mjs')
   assert.equal(pkg.bin.gatehouse, 'bin/gatehouse.js')
 })
