@@ -6,10 +6,20 @@
 // stopped with the app.
 import type { Logger } from 'pino'
 
+/** Deadlines a process keeps in mind at most (the interval still finds the rest). */
+const DEADLINES_KEPT = 1000
+
 export class SweepTimer {
   private interval: NodeJS.Timeout | undefined
   private soon: { timer: NodeJS.Timeout; at: number } | undefined
   private running: Promise<number> | undefined
+  /**
+   * The moments armed and not yet passed, earliest first. Only the earliest has a timer; when
+   * it fires, the next gets one. (With one timer only, a lease renewed past its first end lost
+   * its own: the timer for the first end fired, found nothing due, and the renewed end waited
+   * for the interval, up to 5 s late.)
+   */
+  private readonly deadlines: number[] = []
 
   /** `sweepOnce` does the work and answers how many records it changed; `what` names it in the log. */
   constructor(private readonly sweepOnce: () => Promise<number>, private readonly logger: Logger, private readonly what: string, private readonly everyMs: number) {}
@@ -25,6 +35,7 @@ export class SweepTimer {
     this.interval = undefined
     if (this.soon) clearTimeout(this.soon.timer)
     this.soon = undefined
+    this.deadlines.length = 0
     await this.running?.catch(() => 0)
   }
 
@@ -34,9 +45,26 @@ export class SweepTimer {
 
   /** Sweeps once at `at` (epoch ms, real time) when that comes before the next interval tick. */
   arm(at: number): void {
-    if (!this.interval || (this.soon && this.soon.at <= at)) return
+    if (!this.interval) return
+    let i = this.deadlines.length
+    while (i > 0 && this.deadlines[i - 1] > at) i--
+    if (this.deadlines[i - 1] !== at) this.deadlines.splice(i, 0, at)
+    if (this.deadlines.length > DEADLINES_KEPT) this.deadlines.pop()
+    this.armEarliest()
+  }
+
+  /** A timer for the earliest deadline still ahead, unless one is set for it or sooner. */
+  private armEarliest(): void {
+    const now = Date.now()
+    while (this.deadlines.length > 0 && this.deadlines[0] < now) this.deadlines.shift()
+    const at = this.deadlines[0]
+    if (at === undefined || !this.interval || (this.soon && this.soon.at <= at)) return
     if (this.soon) clearTimeout(this.soon.timer)
-    const timer = setTimeout(() => { this.soon = undefined; void this.sweep() }, Math.max(0, at - Date.now()) + 5)
+    const timer = setTimeout(() => {
+      this.soon = undefined
+      // A sweep already running began before this deadline: the one that counts starts after it.
+      void (this.running ?? Promise.resolve(0)).then(() => this.sweep()).finally(() => this.armEarliest())
+    }, Math.max(0, at - now) + 5)
     timer.unref()
     this.soon = { timer, at }
   }
