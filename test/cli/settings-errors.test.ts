@@ -26,6 +26,20 @@ test('an invalid setting exits non-zero with a message naming it', async (t) => 
   }
 })
 
+test('a SQLite path that cannot be made or opened stops a command naming the setting', async () => {
+  for (const [url, problem] of [
+    ['sqlite:/dev/null/x.db', /cannot make the folder of the SQLite file \/dev\/null\/x\.db \(EEXIST/],
+    ['sqlite:/', /cannot open the SQLite file \//],
+  ] as const) {
+    const res = await runCli(['credentials', 'list'], { env: { PLUGIN_GATEHOUSE_DATABASE_URL: url } })
+    assert.equal(res.code, 1, res.stdout)
+    const lines = res.stderr.trim().split('\n')
+    assert.equal(lines.length, 1, res.stderr)
+    assert.match(lines[0], /^gatehouse: Invalid setting PLUGIN_GATEHOUSE_DATABASE_URL: /)
+    assert.match(lines[0], problem)
+  }
+})
+
 test('a bad option value and an unknown command exit non-zero with one line', async () => {
   const scale = await runCli(['seed', '--demo', '--scale', '0'], { env: {} })
   assert.equal(scale.code, 1)

@@ -9,17 +9,27 @@ import { Kysely, SqliteDialect } from 'kysely'
 import { DEFAULT_BUSY_TIMEOUT_MS, type Database, type DatabaseOptions } from '../dialect.js'
 import { type Db } from '../db.js'
 import { sqliteAdapter } from './adapter.js'
+import { SettingsError } from '../../../kernel/settings.js'
 
 // The driver is loaded when a database of its kind is opened: a process needs one of the
 // two, and each costs a few MB of memory.
 const load = createRequire(import.meta.url)
 
+/** Runs `f`; a failure (a path that cannot be a folder, no permission) names the setting the path came from. */
+function named<T>(what: string, f: () => T): T {
+  try {
+    return f()
+  } catch (err) {
+    throw new SettingsError('PLUGIN_GATEHOUSE_DATABASE_URL', `${what} (${err instanceof Error ? err.message : String(err)})`)
+  }
+}
+
 export function openSqlite(url: string, options: DatabaseOptions): Database {
   const file = url.slice('sqlite:'.length) || ':memory:'
   const memory = file === ':memory:'
-  if (!memory) mkdirSync(dirname(file), { recursive: true })
+  if (!memory) named(`cannot make the folder of the SQLite file ${file}`, () => mkdirSync(dirname(file), { recursive: true }))
   const open = () => {
-    const conn = new (load('better-sqlite3') as typeof SQLite)(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS })
+    const conn = named(`cannot open the SQLite file ${file}`, () => new (load('better-sqlite3') as typeof SQLite)(file, { timeout: options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS }))
     conn.pragma('journal_mode = WAL')
     conn.pragma('synchronous = NORMAL')
     // Waiting for another process's write lock blocks this process (better-sqlite3 is
