@@ -46,13 +46,16 @@ const INTEREST_ACTIONS = ['created', 'updated', 'deleted'] as const
  */
 export function webhookInterests(value: string): { resourceType: string; actions: typeof INTEREST_ACTIONS[number][] }[] {
   const byType = new Map<string, Set<typeof INTEREST_ACTIONS[number]>>()
+  // Every bad item is named at once, not the first only.
+  const problems: string[] = []
   for (const item of commaList(value)) {
     const [type, action] = item.split(':')
-    if (!/^[a-z][a-z0-9-]*$/.test(type ?? '')) throw new InvalidArgumentError(`"${item}": expected TYPE:ACTION, for example entry:created`)
-    if (action !== '*' && !(INTEREST_ACTIONS as readonly string[]).includes(action)) throw new InvalidArgumentError(`"${item}": action must be created, updated, deleted or *`)
+    if (action === undefined || !/^[a-z][a-z0-9-]*$/.test(type ?? '')) { problems.push(`"${item}": expected TYPE:ACTION, for example entry:created`); continue }
+    if (action !== '*' && !(INTEREST_ACTIONS as readonly string[]).includes(action)) { problems.push(`"${item}": action must be created, updated, deleted or *`); continue }
     const set = byType.get(type) ?? new Set()
     for (const a of action === '*' ? INTEREST_ACTIONS : [action as typeof INTEREST_ACTIONS[number]]) set.add(a)
     byType.set(type, set)
   }
+  if (problems.length > 0) throw new InvalidArgumentError(problems.join('; '))
   return [...byType].map(([resourceType, actions]) => ({ resourceType, actions: INTEREST_ACTIONS.filter((a) => actions.has(a)) }))
 }

@@ -133,4 +133,8 @@ test('credentials create --webhook-interests and credentials interests set and c
   // Event types come from the declarations: the error lists the families that emit webhooks.
   assert.match(bad.stderr, /unknown resourceType "asset"; valid: product, order, entry/)
   assert.match(bad.stderr, /^gatehouse: invalid <list>/, 'named as the argument typed, not the API field')
+  // Every malformed item is named, not the first only.
+  const malformed = await runCli(['credentials', 'interests', credential.id, 'entry:made,bogus,product:*,order:gone'], { env })
+  assert.notEqual(malformed.code, 0)
+  for (const item of ['"entry:made": action must be', '"bogus": expected TYPE:ACTION', '"order:gone": action must be']) assert.ok(malformed.stderr.includes(item), malformed.stderr)
 })
