@@ -251,6 +251,11 @@ export class CredentialService {
     return this.configured.size + Number(row?.n ?? 0)
   }
 
+  /** The problems of the members `input` gives (the rest unchecked): for a body's every bad member at once. */
+  problemsOf(input: Partial<CreateCredentialInput>): ErrorDetail[] {
+    return credentialProblems(input, this.scopes, this.eventTypes, true)
+  }
+
   async create(input: CreateCredentialInput, by?: CredentialChangeActor): Promise<{ credential: CredentialRecord; token: string }> {
     checkInput(input, this.scopes, this.eventTypes)
     const token = generateToken()
@@ -367,11 +372,22 @@ function unauthorized(message: string): ApiError {
 }
 
 function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog, eventTypes: readonly string[]): void {
+  const problems = credentialProblems(input, scopes, eventTypes, false)
+  if (problems.length > 0) throw problems.length === 1 ? invalid(problems[0].param, problems[0].problem) : invalidMany(problems)
+}
+
+/**
+ * What is wrong with a credential's members. `partial`: only the members given are checked (a
+ * change's, or those left once a body's badly typed ones are set aside), so a body's every bad
+ * member can be named at once.
+ */
+function credentialProblems(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog, eventTypes: readonly string[], partial: boolean): ErrorDetail[] {
   const problems: ErrorDetail[] = []
-  if (typeof input.label !== 'string' || input.label.trim() === '' || input.label.length > 200) {
+  if ((!partial || input.label !== undefined) && (typeof input.label !== 'string' || input.label.trim() === '' || input.label.length > 200)) {
     problems.push({ param: 'label', problem: 'a non-empty string of at most 200 characters is required' })
   }
-  if (!Array.isArray(input.scopes) || input.scopes.length === 0) problems.push({ param: 'scopes', problem: 'at least one scope is required' })
+  if (partial && input.scopes === undefined) { /* not given */ }
+  else if (!Array.isArray(input.scopes) || input.scopes.length === 0) problems.push({ param: 'scopes', problem: 'at least one scope is required' })
   else {
     const unknown = input.scopes.filter((sc) => !scopes.isKnown(sc))
     if (unknown.length > 0) problems.push({ param: 'scopes', problem: `unknown scope${unknown.length > 1 ? 's' : ''} ${unknown.map((sc) => `"${sc}"`).join(', ')}; valid scopes: ${scopes.names().join(', ')}` })
@@ -386,7 +402,7 @@ function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog,
       problems.push({ param: 'webhookInterests', problem: 'actions must be created, updated or deleted' })
     }
   }
-  if (problems.length > 0) throw problems.length === 1 ? invalid(problems[0].param, problems[0].problem) : invalidMany(problems)
+  return problems
 }
 
 /** Parses `30d`, `12h`, `90m` into an ISO expiry from now. */

@@ -60,6 +60,16 @@ for (const dialect of await testDialects()) {
     assert.deepEqual(dataOf(await admin.get(`/products/${first.id}`)), first)
     assert.equal(dataOf(await admin.get(`/products/${second.id}`)).slug, 'cap')
     assert.equal(await countRows(db, 'change_log'), changesBefore + 1)
+
+    // A credential body: the schema's problems and the service's (an unknown scope, a bad
+    // CIDR, a zero duration) are named together; one stage used to hide the next.
+    const credentials = await countRows(db, 'credentials')
+    assertInvalid(await admin.post('/credentials', { label: 'x', scopes: ['nope:read'], ipAllowlist: ['10.0.0.0/33'], expiresIn: '0d' }), ['scopes', 'ipAllowlist', 'expiresIn'])
+    assertInvalid(await admin.post('/credentials', { label: 5, scopes: ['nope:read'], ipAllowlist: ['10.0.0.0/33', 'x'], colour: 1 }), ['label', 'scopes', 'ipAllowlist', 'ipAllowlist', 'colour'])
+    assert.equal(await countRows(db, 'credentials'), credentials)
+    const made = dataOf(await admin.post('/credentials', { label: 'ok', scopes: ['auth:read'] }), 201)
+    assertInvalid(await admin.patch(`/credentials/${made.id}`, { label: '', scopes: ['nope:read'], expiresAt: 'soon' }), ['label', 'scopes', 'expiresAt'])
+    assert.equal(dataOf(await admin.get(`/credentials/${made.id}`)).label, 'ok')
   })
 
   test(`${dialect}: unknown ids and types are 404, bad ids 400, other methods 405`, async (t) => {

@@ -3,9 +3,9 @@
 // revoke and delete. Listings never carry tokens or their digests, only a short hint.
 import { Type, type TObject } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { invalid } from '../../kernel/errors.js'
-import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor } from '../../auth/credentials.js'
-import { assertValid } from '../../store/validation.js'
+import { ApiError, invalid, invalidMany } from '../../kernel/errors.js'
+import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor, type CredentialService } from '../../auth/credentials.js'
+import { schemaProblems } from '../../store/validation.js'
 import type { ResourceRegistry } from '../../resources/index.js'
 import { boundaryInputSchema } from '../../resources/boundary-axes.js'
 import { credentialId } from './admin-params.js'
@@ -52,13 +52,33 @@ export function credentialBodies(resources: ResourceRegistry): CredentialBodies 
 
 type CredentialBody = Partial<CreateCredentialInput> & { expiresIn?: string }
 
-/** Validates a body and turns `expiresIn` into `expiresAt`. */
-function credentialInput(schema: TObject, body: unknown): Partial<CreateCredentialInput> {
-  assertValid(schema, body)
-  const { expiresIn, ...rest } = body as CredentialBody
-  if (expiresIn === undefined) return rest
-  if (rest.expiresAt !== undefined) throw invalid('expiresIn', 'give expiresAt or expiresIn, not both')
-  return { ...rest, expiresAt: expiryFromDuration(expiresIn) }
+/**
+ * Validates a body and turns `expiresIn` into `expiresAt`. Every bad member is named at once:
+ * the schema's problems, and the service's checks of the members the schema passed (an unknown
+ * scope, a bad CIDR, a zero duration), where one stage used to hide the next.
+ */
+function credentialInput(schema: TObject, body: unknown, credentials: CredentialService): Partial<CreateCredentialInput> {
+  const typed = schemaProblems(schema, body)
+  if (typed.some((d) => d.param === '(body)')) throw invalidMany(typed)
+  const flagged = (param: string) => typed.some((d) => d.param === param || d.param.startsWith(`${param}.`))
+  const { expiresIn, ...members } = Object.fromEntries(Object.entries(body as CredentialBody).filter(([k]) => !flagged(k))) as CredentialBody
+  const problems = [...typed]
+  let expiresAt: string | undefined
+  if (expiresIn !== undefined) {
+    if (members.expiresAt !== undefined) problems.push({ param: 'expiresIn', problem: 'give expiresAt or expiresIn, not both' })
+    else {
+      try {
+        expiresAt = expiryFromDuration(expiresIn)
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err
+        problems.push(...(err.details ?? []))
+      }
+    }
+  }
+  problems.push(...credentials.problemsOf(members).filter((d) => !flagged(d.param)))
+  if (problems.length === 1 && typed.length === 0) throw invalid(problems[0].param, problems[0].problem)
+  if (problems.length > 0) throw invalidMany(problems)
+  return expiresAt === undefined ? members : { ...members, expiresAt }
 }
 
 /** The admin behind a request, for the audit log. */
@@ -71,7 +91,7 @@ export const credentialRoutes: AdminRoutes = (admin, { services }) => {
   admin.get('/credentials', async (request, reply) => sendAdminData(reply, request, await credentials.list()))
 
   admin.post('/credentials', async (request, reply) => {
-    const input = credentialInput(bodies.create, request.body) as CreateCredentialInput
+    const input = credentialInput(bodies.create, request.body, credentials) as CreateCredentialInput
     const { credential, token } = await credentials.create(input, by(request))
     return sendAdminData(reply, request, { ...credential, token }, 201)
   })
@@ -81,7 +101,7 @@ export const credentialRoutes: AdminRoutes = (admin, { services }) => {
 
   admin.patch('/credentials/:id', async (request, reply) => {
     const id = credentialId(request.params)
-    return sendAdminData(reply, request, await credentials.update(id, credentialInput(bodies.update, request.body), by(request)))
+    return sendAdminData(reply, request, await credentials.update(id, credentialInput(bodies.update, request.body, credentials), by(request)))
   })
 
   admin.post('/credentials/:id/rotate', async (request, reply) => {
