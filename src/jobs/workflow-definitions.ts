@@ -39,7 +39,7 @@ function boundaryOf(axes: readonly BoundaryAxis[], b: BoundaryValues | null | un
   return b ? fullBoundary(axes, b) : null
 }
 
-async function check(input: Partial<WorkflowInput>, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<void> {
+async function checkProblems(input: Partial<WorkflowInput>, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<ErrorDetail[]> {
   const problems: ErrorDetail[] = []
   if (input.schedule) problems.push(...scheduleProblems(input.schedule))
   if (input.credentialId !== undefined) {
@@ -53,20 +53,34 @@ async function check(input: Partial<WorkflowInput>, credentialExists: Credential
   if (b && boundarySize(b) === 0) {
     problems.push({ param: 'boundary', problem: `name at least one ${axesInWords(axes)}, or leave the boundary out (null)` })
   }
-  if (problems.length > 0) throw invalidMany(problems)
+  return problems
 }
 
-function validated<T>(schema: TObject, input: unknown): T {
-  const problems = schemaProblems(schema, input)
+/**
+ * A body checked by its schema and by the rules above, every bad member named at once: the
+ * rules run on the members the schema passed (a badly typed `name` used to hide an unknown
+ * time zone, a credential without the worker's scopes and an empty boundary).
+ */
+async function validated<T extends Partial<WorkflowInput>>(schema: TObject, raw: unknown, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<T> {
+  const typed = schemaProblems(schema, raw)
+  if (typed.some((d) => d.param === '(body)')) throw invalidMany(typed)
+  const flagged = (param: string) => typed.some((d) => d.param === param || d.param.startsWith(`${param}.`))
+  const body = raw as Record<string, unknown>
+  const schedule = body.schedule as { cron?: unknown; timezone?: unknown } | undefined
+  const usable: Partial<WorkflowInput> = {
+    ...(typeof schedule?.cron === 'string' && typeof schedule.timezone === 'string' ? { schedule: { cron: schedule.cron, timezone: schedule.timezone } } : {}),
+    ...(typeof body.credentialId === 'string' && !flagged('credentialId') ? { credentialId: body.credentialId } : {}),
+    ...(body.boundary !== undefined && !flagged('boundary') ? { boundary: body.boundary as WorkflowInput['boundary'] } : {}),
+  }
+  const problems = [...typed, ...(await checkProblems(usable, credentialExists, axes)).filter((d) => !flagged(d.param))]
   if (problems.length > 0) throw invalidMany(problems)
-  return input as T
+  return raw as T
 }
 
 const firstAtOrAfter = (schedule: Schedule, t: number) => occurrencesOf(schedule).after(t - 1)
 
 export async function createWorkflow(ctx: JobContext, raw: unknown, actor: JobActor, credentialExists: CredentialCheck): Promise<WorkflowRecord> {
-  const input = validated<WorkflowInput>(workflowSchemas(ctx.boundaryAxes).create, raw)
-  await check(input, credentialExists, ctx.boundaryAxes)
+  const input = await validated<WorkflowInput>(workflowSchemas(ctx.boundaryAxes).create, raw, credentialExists, ctx.boundaryAxes)
   const now = ctx.now()
   const id = generateId('wf')
   const boundary = boundaryOf(ctx.boundaryAxes, input.boundary)
@@ -84,8 +98,7 @@ export async function createWorkflow(ctx: JobContext, raw: unknown, actor: JobAc
 }
 
 export async function updateWorkflow(ctx: JobContext, id: string, raw: unknown, actor: JobActor, credentialExists: CredentialCheck): Promise<WorkflowRecord> {
-  const patch = validated<WorkflowPatch>(workflowSchemas(ctx.boundaryAxes).update, raw)
-  await check(patch, credentialExists, ctx.boundaryAxes)
+  const patch = await validated<WorkflowPatch>(workflowSchemas(ctx.boundaryAxes).update, raw, credentialExists, ctx.boundaryAxes)
   return change(ctx, id, actor, 'workflow.update', (w, now) => {
     const set: Record<string, unknown> = { updated_at: now }
     if (patch.name !== undefined) set.name = patch.name

@@ -5,7 +5,8 @@
 // control panel accept exactly the same parameters and name the bad one alike.
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../store/database.js'
-import { invalid as invalidParam, notFound } from '../kernel/errors.js'
+import { invalid as invalidParam, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
+import { isRealMoment } from '../kernel/calendar.js'
 import { listAttempts, type DeliveryAttempt } from './attempt-log.js'
 import type { DeliveryRecord, ReplayResult } from './dead-letters.js'
 
@@ -57,7 +58,7 @@ const TIME_PROBLEM = 'a date-time (2025-01-31T12:00:00Z) or a time before now su
 function timeParam(text: string, now: number, bad: () => Error): number {
   const d = DURATION.exec(text)
   if (d) return now - Number(d[1]) * UNIT_MS[d[2]]
-  const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) ? Date.parse(text) : NaN
+  const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) && isRealMoment(text) ? Date.parse(text) : NaN
   if (Number.isNaN(ms)) throw bad()
   return ms
 }
@@ -68,37 +69,53 @@ function timeParam(text: string, now: number, bad: () => Error): number {
  */
 export function readDeliveryFilter(q: DeliveryFilterText, eventTypes: readonly string[], opts: { now?: number; prefix?: string } = {}): DeliveryFilter {
   const now = opts.now ?? Date.now()
-  const invalid = (param: string, problem: string) => invalidParam(`${opts.prefix ?? ''}${param}`, problem)
+  // Every bad parameter is named at once.
+  const problems: ErrorDetail[] = []
+  const invalid = (param: string, problem: string) => { problems.push({ param: `${opts.prefix ?? ''}${param}`, problem }) }
   const out: { -readonly [K in keyof DeliveryFilter]: DeliveryFilter[K] } = {}
   const given = (v: string | undefined) => (v === undefined || v.trim() === '' ? undefined : v.trim())
   const status = given(q.status)
   if (status !== undefined) {
-    if (!(DELIVERY_STATUSES as readonly string[]).includes(status)) throw invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`)
-    out.status = status as DeliveryStatus
+    if (!(DELIVERY_STATUSES as readonly string[]).includes(status)) invalid('status', `must be one of ${DELIVERY_STATUSES.join(', ')}`)
+    else out.status = status as DeliveryStatus
   }
   const eventType = given(q.eventType)
   if (eventType !== undefined) {
     const allowed = filterEventTypes(eventTypes)
-    if (!allowed.includes(eventType)) throw invalid('eventType', `must be one of ${allowed.join(', ')}`)
-    out.eventType = eventType
+    if (!allowed.includes(eventType)) invalid('eventType', `must be one of ${allowed.join(', ')}`)
+    else out.eventType = eventType
   }
   const resource = given(q.resource)
   if (resource !== undefined) {
     const m = /^([a-z][a-z0-9-]*)(?::([1-9]\d{0,15}))?$/.exec(resource)
-    if (!m || !eventTypes.includes(m[1])) throw invalid('resource', `a resource type (${eventTypes.join(', ')}), optionally with an id: ${eventTypes[0] ?? 'product'}:12`)
-    out.resourceType = m[1]
-    if (m[2] !== undefined) out.resourceId = Number(m[2])
+    if (!m || !eventTypes.includes(m[1])) invalid('resource', `a resource type (${eventTypes.join(', ')}), optionally with an id: ${eventTypes[0] ?? 'product'}:12`)
+    else {
+      out.resourceType = m[1]
+      if (m[2] !== undefined) out.resourceId = Number(m[2])
+    }
   }
   const credential = given(q.credential)
   if (credential !== undefined) {
-    if (!/^[A-Za-z0-9._:-]{1,128}$/.test(credential)) throw invalid('credential', 'not a credential id')
-    out.credential = credential
+    if (!/^[A-Za-z0-9._:-]{1,128}$/.test(credential)) invalid('credential', 'not a credential id')
+    else out.credential = credential
   }
-  const since = given(q.since)
-  if (since !== undefined) out.since = timeParam(since, now, () => invalid('since', TIME_PROBLEM))
-  const until = given(q.until)
-  if (until !== undefined) out.until = timeParam(until, now, () => invalid('until', TIME_PROBLEM))
-  if (out.since !== undefined && out.until !== undefined && out.until <= out.since) throw invalid('until', 'must be after since')
+  const time = (name: 'since' | 'until') => {
+    const text = given(q[name])
+    if (text === undefined) return undefined
+    try {
+      return timeParam(text, now, () => new Error(TIME_PROBLEM))
+    } catch {
+      invalid(name, TIME_PROBLEM)
+      return undefined
+    }
+  }
+  out.since = time('since')
+  out.until = time('until')
+  if (out.since === undefined) delete out.since
+  if (out.until === undefined) delete out.until
+  if (out.since !== undefined && out.until !== undefined && out.until <= out.since) invalid('until', 'must be after since')
+  if (problems.length === 1) throw invalidParam(problems[0].param, problems[0].problem)
+  if (problems.length > 1) throw invalidMany(problems)
   return out
 }
 

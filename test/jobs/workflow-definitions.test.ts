@@ -91,6 +91,13 @@ for (const dialect of await testDialects()) {
     assert.equal(typed.statusCode, 400)
     assert.deepEqual(Object.keys(details(typed)).sort(), ['boundary.productIds.0', 'color', 'config', 'name', 'schedule.cron', 'status', 'templateKey'])
     assert.equal(details(typed).status, 'must be one of: active, paused')
+    // Badly typed members do not hide the rules' problems with the others: an unknown time
+    // zone, a credential without the worker's scopes and an empty boundary are named too.
+    const reader = await app.worker(['products:read'])
+    const mixed = await app.admin.post('/workflows', { name: 7, templateKey: 'BAD KEY', credentialId: reader.id, schedule: { cron: '61 * * * *', timezone: 'Mars/Base' }, boundary: {} })
+    assert.equal(mixed.statusCode, 400)
+    assert.deepEqual(Object.keys(details(mixed)).sort(), ['boundary', 'credentialId', 'name', 'schedule.cron', 'schedule.timezone', 'templateKey'])
+    assert.match(details(mixed).credentialId, /lacks jobs:/)
 
     const missing = await app.admin.post('/workflows', { ...base, credentialId: 'cred_nobody', schedule: { cron: '0 * * * *', timezone: 'UTC' }, boundary: { sections: [] } })
     assert.deepEqual(details(missing), {

@@ -88,6 +88,10 @@ for (const dialect of await testDialects()) {
       assert.equal(bad.json().error.details[0].param, param)
       assert.match(bad.json().error.details[0].problem, words)
     }
+    // Several bad ones are named together, and a day that does not exist is one of them.
+    const several = await app.get(`${BASE}?status=bogus&since=yesterday&until=2030-02-31`, ADMIN)
+    assert.equal(several.statusCode, 400)
+    assert.deepEqual(several.json().error.details.map((d: { param: string }) => d.param), ['status', 'since', 'until'])
     assert.equal((await app.get(BASE)).statusCode, 401)
 
     // Replay by filter: the dead letters of the mug; queued ones are never taken.
