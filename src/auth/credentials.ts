@@ -4,7 +4,7 @@
 // revoke, delete). Expiry, status and IP allowlists are enforced on every request.
 import type { Database, Db } from '../store/database.js'
 import { SettingsError, type Settings } from '../kernel/settings.js'
-import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
+import { ApiError, invalid, invalidEach, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { TOKEN_PREFIX, digestToken, generateId, generateToken, tokenHint } from './tokens.js'
 import { IpAllowlist, parseCidr } from './ip-allowlist.js'
 import { isDateTime } from '../resources/formats.js'
@@ -373,7 +373,7 @@ function unauthorized(message: string): ApiError {
 
 function checkInput(input: Partial<CreateCredentialInput>, scopes: ScopeCatalog, eventTypes: readonly string[]): void {
   const problems = credentialProblems(input, scopes, eventTypes, false)
-  if (problems.length > 0) throw problems.length === 1 ? invalid(problems[0].param, problems[0].problem) : invalidMany(problems)
+  if (problems.length > 0) throw invalidEach(problems)
 }
 
 /**

@@ -5,7 +5,7 @@
 import type { TObject } from '@sinclair/typebox'
 import { invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { generateId } from '../auth/tokens.js'
-import { schemaProblems } from '../store/validation.js'
+import { flaggedBy, schemaProblems } from '../store/validation.js'
 import type { Db } from '../store/database.js'
 import type { JobActor, JobContext } from './job-context.js'
 import { workflowSchemas } from './job-schemas.js'
@@ -64,7 +64,7 @@ async function checkProblems(input: Partial<WorkflowInput>, credentialExists: Cr
 async function validated<T extends Partial<WorkflowInput>>(schema: TObject, raw: unknown, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<T> {
   const typed = schemaProblems(schema, raw)
   if (typed.some((d) => d.param === '(body)')) throw invalidMany(typed)
-  const flagged = (param: string) => typed.some((d) => d.param === param || d.param.startsWith(`${param}.`))
+  const flagged = flaggedBy(typed)
   const body = raw as Record<string, unknown>
   const schedule = body.schedule as { cron?: unknown; timezone?: unknown } | undefined
   const usable: Partial<WorkflowInput> = {

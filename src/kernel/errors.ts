@@ -48,6 +48,10 @@ export const invalid = (param: string, problem: string) =>
 export const invalidMany = (details: readonly ErrorDetail[]) =>
   new ApiError('INVALID_REQUEST', `Invalid parameters: ${[...new Set(details.map((d) => d.param))].join(', ')}`, details)
 
+/** A 400 naming each of `details` (at least one): worded as `invalid` for one, `invalidMany` for more. */
+export const invalidEach = (details: readonly ErrorDetail[]) =>
+  details.length === 1 ? invalid(details[0].param, details[0].problem) : invalidMany(details)
+
 export const notFound = (what: string) => new ApiError('NOT_FOUND', what)
 
 export const missingScope = (scope: string) => new ApiError('FORBIDDEN', `Missing required scope: ${scope}`)

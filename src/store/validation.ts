@@ -70,6 +70,14 @@ function branchText(b: TSchema): string {
   return `${/^[aeiou]/.test(String(b.type)) ? 'an' : 'a'} ${String(b.type)}`
 }
 
+/**
+ * Whether a schema's problems name `member` or something inside it: a body's rules then run
+ * only on the members the schema passed, so every bad member is named at once.
+ */
+export function flaggedBy(problems: readonly ErrorDetail[]): (member: string) => boolean {
+  return (member) => problems.some((d) => d.param === member || d.param.startsWith(`${member}.`))
+}
+
 export function assertValid(schema: TObject, value: unknown, prefix = ''): void {
   const problems = schemaProblems(schema, value, prefix)
   if (problems.length > 0) throw invalidMany(problems)

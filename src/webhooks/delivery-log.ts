@@ -5,7 +5,7 @@
 // control panel accept exactly the same parameters and name the bad one alike.
 import { sql, type SelectQueryBuilder } from 'kysely'
 import type { Database, Db, DialectAdapter } from '../store/database.js'
-import { invalid as invalidParam, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
+import { invalidEach, notFound, type ErrorDetail } from '../kernel/errors.js'
 import { isRealMoment } from '../kernel/calendar.js'
 import { listAttempts, type DeliveryAttempt } from './attempt-log.js'
 import type { DeliveryRecord, ReplayResult } from './dead-letters.js'
@@ -55,12 +55,12 @@ const UNIT_MS: Readonly<Record<string, number>> = { m: 60_000, h: 3_600_000, d: 
 const TIME_PROBLEM = 'a date-time (2025-01-31T12:00:00Z) or a time before now such as 90m, 24h or 7d'
 
 /** A time as an RFC 3339 date-time, or a duration before now (`90m`, `24h`, `7d`). */
-function timeParam(text: string, now: number, bad: () => Error): number {
+/** The moment `text` names (a date-time, or a duration before `now`), or null. */
+function timeParam(text: string, now: number): number | null {
   const d = DURATION.exec(text)
   if (d) return now - Number(d[1]) * UNIT_MS[d[2]]
   const ms = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2})?)?$/.test(text) && isRealMoment(text) ? Date.parse(text) : NaN
-  if (Number.isNaN(ms)) throw bad()
-  return ms
+  return Number.isNaN(ms) ? null : ms
 }
 
 /**
@@ -99,23 +99,15 @@ export function readDeliveryFilter(q: DeliveryFilterText, eventTypes: readonly s
     if (!/^[A-Za-z0-9._:-]{1,128}$/.test(credential)) invalid('credential', 'not a credential id')
     else out.credential = credential
   }
-  const time = (name: 'since' | 'until') => {
+  for (const name of ['since', 'until'] as const) {
     const text = given(q[name])
-    if (text === undefined) return undefined
-    try {
-      return timeParam(text, now, () => new Error(TIME_PROBLEM))
-    } catch {
-      invalid(name, TIME_PROBLEM)
-      return undefined
-    }
+    if (text === undefined) continue
+    const at = timeParam(text, now)
+    if (at === null) invalid(name, TIME_PROBLEM)
+    else out[name] = at
   }
-  out.since = time('since')
-  out.until = time('until')
-  if (out.since === undefined) delete out.since
-  if (out.until === undefined) delete out.until
   if (out.since !== undefined && out.until !== undefined && out.until <= out.since) invalid('until', 'must be after since')
-  if (problems.length === 1) throw invalidParam(problems[0].param, problems[0].problem)
-  if (problems.length > 1) throw invalidMany(problems)
+  if (problems.length > 0) throw invalidEach(problems)
   return out
 }
 

@@ -3,9 +3,9 @@
 // revoke and delete. Listings never carry tokens or their digests, only a short hint.
 import { Type, type TObject } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, invalid, invalidMany } from '../../kernel/errors.js'
+import { ApiError, invalidEach, invalidMany } from '../../kernel/errors.js'
 import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor, type CredentialService } from '../../auth/credentials.js'
-import { schemaProblems } from '../../store/validation.js'
+import { flaggedBy, schemaProblems } from '../../store/validation.js'
 import type { ResourceRegistry } from '../../resources/index.js'
 import { boundaryInputSchema } from '../../resources/boundary-axes.js'
 import { credentialId } from './admin-params.js'
@@ -60,7 +60,7 @@ type CredentialBody = Partial<CreateCredentialInput> & { expiresIn?: string }
 function credentialInput(schema: TObject, body: unknown, credentials: CredentialService): Partial<CreateCredentialInput> {
   const typed = schemaProblems(schema, body)
   if (typed.some((d) => d.param === '(body)')) throw invalidMany(typed)
-  const flagged = (param: string) => typed.some((d) => d.param === param || d.param.startsWith(`${param}.`))
+  const flagged = flaggedBy(typed)
   const { expiresIn, ...members } = Object.fromEntries(Object.entries(body as CredentialBody).filter(([k]) => !flagged(k))) as CredentialBody
   const problems = [...typed]
   let expiresAt: string | undefined
@@ -76,8 +76,8 @@ function credentialInput(schema: TObject, body: unknown, credentials: Credential
     }
   }
   problems.push(...credentials.problemsOf(members).filter((d) => !flagged(d.param)))
-  if (problems.length === 1 && typed.length === 0) throw invalid(problems[0].param, problems[0].problem)
-  if (problems.length > 0) throw invalidMany(problems)
+  // The schema's problems are always worded as several (assertValid's answer before).
+  if (problems.length > 0) throw typed.length > 0 ? invalidMany(problems) : invalidEach(problems)
   return expiresAt === undefined ? members : { ...members, expiresAt }
 }
 
