@@ -35,9 +35,13 @@ export interface MachineApiOptions {
    * What else, besides the caller's scopes and the query, a cacheable answer depends on for
    * this caller (the read boundary of an open workflow run); part of the page-cache key.
    */
-  readonly cacheVariant?: (caller: Caller) => Promise<string>
-  /** Called for every answered machine request (metrics). */
-  readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number) => void
+  readonly cacheVariant?: (caller: Caller) => string | Promise<string>
+  /**
+   * Called for every answered machine request (metrics), with the key its route is counted
+   * under (given, not read from `request.routeOptions`: Fastify builds and freezes a new
+   * object on every read of that).
+   */
+  readonly onAnswered?: (request: FastifyRequest, reply: FastifyReply, elapsedMs: number, route: string) => void
   /** Called when authentication, scope or rate checks turn a request away (with the caller once known). */
   readonly onDenied?: (kind: 'auth' | 'scope' | 'rate', request: FastifyRequest, caller?: Caller) => void
   /** OAuth access tokens (src/oauth/), accepted beside credential tokens while sign-in for agents is on. */
@@ -158,16 +162,41 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
   const enabled = opts.routes.filter((r) => routeEnabled(r, opts.settings))
   const table = new RouteTable({ headWithGet: true })
 
+  const limit = opts.settings.rateLimitPerMinute
+
   const register = (prefix: string, route: MachineRoute) => {
     const url = prefix + route.path
     table.add(url, [route.method])
+    const bodyOrPath = route.body !== undefined || route.params !== undefined
+    // Text with NUL characters or lone surrogates cannot be stored or compared in
+    // PostgreSQL: refused up front, naming the parameter or body member.
+    const checkText = (request: FastifyRequest) => {
+      if (route.headers) checkHeaders(route.headers, request)
+      const bad = textProblem(request.query, '') ?? textProblem(request.params, '') ?? textProblem(request.body, '')
+      if (bad !== undefined) throw invalid(bad.param, bad.problem)
+    }
+    /** The checks after authentication: the scope, then (without a body or path to wait for) the input's text. */
+    const admit = (request: FastifyRequest, caller: Caller, done: (err?: Error) => void) => {
+      try {
+        if (!caller.scopes.has(route.scope)) {
+          opts.onDenied?.('scope', request, caller)
+          throw missingScope(route.scope)
+        }
+        if (!bodyOrPath) checkText(request)
+      } catch (err) {
+        return done(err as Error)
+      }
+      done()
+    }
     app.route({
       method: route.method,
       url,
       schema: Object.fromEntries(Object.entries({ querystring: route.querystring ?? NO_PARAMETERS, body: route.body, params: route.params }).filter(([, v]) => v !== undefined)),
       config: { machineRoute: route },
       // Authentication and scope come before input validation (DESIGN §4 order of checks).
-      onRequest: async (request, reply) => {
+      // (Hooks take `done` and call it at once when nothing needs waiting for: an async hook
+      // costs a promise and a turn of the microtask queue on every request.)
+      onRequest: (request, reply, done) => {
         // Answers carry personal data (orders, whoami) and tokens' scopes: no cache may keep
         // them, errors included, as the admin API does.
         reply.header('Cache-Control', 'no-store')
@@ -178,29 +207,25 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
           const sunset = sunsetHeader(route)
           if (sunset) reply.header('Sunset', sunset)
         }
-        const caller = await authenticate(request, reply)
-        if (!caller.scopes.has(route.scope)) {
-          opts.onDenied?.('scope', request, caller)
-          throw missingScope(route.scope)
+        const known = limit > 0 ? undefined : opts.credentials.knownCaller(bearer(request), request.ip)
+        if (known !== undefined) {
+          request.caller = known
+          return admit(request, known, done)
         }
+        authenticate(request, reply).then((caller) => admit(request, caller, done), done)
       },
-      // Text with NUL characters or lone surrogates cannot be stored or compared in
-      // PostgreSQL: refuse it up front, naming the parameter or body member.
-      // (Hooks with nothing to wait for take `done`: an async one costs a promise and a turn of
-      // the microtask queue on every request.)
-      preValidation: (request, _reply, done) => {
+      // A body is parsed after onRequest: its text is checked here, with the path's.
+      preValidation: bodyOrPath ? (request, _reply, done) => {
         try {
-          if (route.headers) checkHeaders(route.headers, request)
-          const bad = textProblem(request.query, '') ?? textProblem(request.params, '') ?? textProblem(request.body, '')
-          if (bad !== undefined) throw invalid(bad.param, bad.problem)
+          checkText(request)
         } catch (err) {
           return done(err as Error)
         }
         done()
-      },
+      } : undefined,
       onResponse: (request, reply, done) => {
         // Fastify's clock starts as the route is found, before the first hook.
-        opts.onAnswered?.(request, reply, reply.elapsedTime)
+        opts.onAnswered?.(request, reply, reply.elapsedTime, route.key)
         done()
       },
       handler: async (request, reply) => {
@@ -209,9 +234,12 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         // a refusal for a missing scope or a bad parameter is none.
         opts.credentials.noteUse(caller.credentialId)
         const run = () => route.handler({ request, reply, caller, query: request.query, body: request.body })
-        const result = route.cacheable && opts.pageCache
-          ? await opts.pageCache.through(`${route.key}|${scopeKey(caller)}|${(await opts.cacheVariant?.(caller)) ?? ''}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`, run)
-          : await run()
+        let result: Awaited<ReturnType<typeof run>>
+        if (route.cacheable && opts.pageCache) {
+          const variant = opts.cacheVariant?.(caller) ?? ''
+          const key = `${route.key}|${scopeKey(caller)}|${typeof variant === 'string' ? variant : await variant}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`
+          result = await opts.pageCache.through(key, run)
+        } else result = await run()
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)
         const text = !route.bare ? envelopeText(result, request.id) : 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)

@@ -149,6 +149,28 @@ export class CredentialService {
   }
 
   /**
+   * The caller a token stands for when that is known now, without waiting: a configured token,
+   * or a managed one looked up within the last CACHE_MS, that would be admitted from `ip`.
+   * Undefined for anything else, refusals included: `authenticate` answers those. (The machine
+   * API asks this first, so most requests pass authentication without a promise.)
+   */
+  knownCaller(token: string | undefined, ip: string, now = Date.now()): Caller | undefined {
+    if (!token) return undefined
+    const digest = digestToken(token)
+    let resolved = this.configured.get(digest)
+    if (resolved === undefined) {
+      const hit = this.cache.get(digest)
+      if (!hit || now - hit.at >= CACHE_MS || hit.resolved === null) return undefined
+      resolved = hit.resolved
+    }
+    try {
+      return this.admit(resolved, ip, now)
+    } catch {
+      return undefined
+    }
+  }
+
+  /**
    * The caller a managed credential is, read from the database now (no cache): OAuth access
    * tokens name their credential, and its revocation, pause, narrowing or expiry must hold on
    * the very next request in every process. Throws 401 or 403 as authenticate does.

@@ -129,15 +129,20 @@ export class JobRuntime {
     return this.boundaries.get(credentialId)
   }
 
+  /** `readBoundary`'s answer when it is known without waiting, else undefined. */
+  knownReadBoundary(credentialId: string): ReadBoundary | null | undefined {
+    return this.boundaries.known(credentialId)
+  }
+
   /** The credential's open run now (the origin of its control executions), or null. */
   liveRunOf(credentialId: string): Promise<string | null> {
     return liveRunOf(this.database.db, credentialId, this.now())
   }
 
   /** The read boundary as a page-cache key part ('' without one): bounded answers are cached apart. */
-  readonly cacheVariant = async (caller: { readonly credentialId: string }): Promise<string> => {
-    const b = await this.readBoundary(caller.credentialId)
-    return b === null ? '' : JSON.stringify(Object.entries(b.values).sort(([x], [y]) => x.localeCompare(y)))
+  readonly cacheVariant = (caller: { readonly credentialId: string }): string | Promise<string> => {
+    const known = this.knownReadBoundary(caller.credentialId)
+    return known !== undefined ? boundaryKey(known) : this.readBoundary(caller.credentialId).then(boundaryKey)
   }
 
   /** Abandons runs whose lease ran out; the timer calls it, tests too. */
@@ -167,3 +172,7 @@ export class JobRuntime {
   }
 }
 
+/** A read boundary as a page-cache key part: '' without one. */
+function boundaryKey(b: ReadBoundary | null): string {
+  return b === null ? '' : JSON.stringify(Object.entries(b.values).sort(([x], [y]) => x.localeCompare(y)))
+}

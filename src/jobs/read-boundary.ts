@@ -50,23 +50,40 @@ export async function liveRunOf(db: Db, credentialId: string, now: number): Prom
 const TTL_MS = 1000
 
 export class ReadBoundaryCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<ReadBoundary | null>; until: number }>()
+  private readonly entries = new Map<string, { at: number; value: Promise<ReadBoundary | null>; until: number; settled?: ReadBoundary | null }>()
 
   constructor(private readonly database: Database, private readonly now: () => number) {}
 
   get(credentialId: string): Promise<ReadBoundary | null> {
     const at = performance.now()
     const hit = this.entries.get(credentialId)
-    // Kept for a second, and never past the moment a lease it depends on runs out.
-    if (hit && at - hit.at < TTL_MS && this.now() < hit.until) return hit.value
+    if (hit && this.fresh(hit, at)) return hit.value
     // A database without the job tables yet (served before it is migrated) has no workflows.
     const value = activeReadBoundary(this.database.db, credentialId, this.now())
       .catch((err: unknown) => { if (this.database.adapter.isMissingTable(err)) return null; throw err })
     if (this.entries.size > 10_000) this.entries.clear()
-    const entry = { at, value, until: Number.POSITIVE_INFINITY }
+    const entry: { at: number; value: Promise<ReadBoundary | null>; until: number; settled?: ReadBoundary | null } = { at, value, until: Number.POSITIVE_INFINITY }
     this.entries.set(credentialId, entry)
-    value.then((b) => { if (b) entry.until = b.until }, () => this.entries.delete(credentialId))
+    value.then((b) => {
+      if (b) entry.until = b.until
+      entry.settled = b
+    }, () => this.entries.delete(credentialId))
     return value
+  }
+
+  /**
+   * What `get` would answer, when that is known now (looked up and fresh); undefined when it
+   * must be waited for. Every machine-API read asks twice (the page cache's key and the list
+   * itself): without a promise, most ask for nothing to wait on.
+   */
+  known(credentialId: string): ReadBoundary | null | undefined {
+    const hit = this.entries.get(credentialId)
+    return hit && hit.settled !== undefined && this.fresh(hit, performance.now()) ? hit.settled : undefined
+  }
+
+  /** Kept for a second, and never past the moment a lease it depends on runs out. */
+  private fresh(entry: { at: number; until: number }, at: number): boolean {
+    return at - entry.at < TTL_MS && this.now() < entry.until
   }
 
   clear(): void {

@@ -1,6 +1,7 @@
-// Opaque, signed cursors: base64url(JSON payload) + "." + MAC. A cursor carries its
-// position and a digest of the query it belongs to, so it cannot be forged, edited, or
-// reused with other parameters.
+// Opaque, signed cursors: base64url(text) + "." + MAC, the text a JSON payload or a
+// format of the caller's own (list pages write theirs without JSON: operations/list-cursor.ts).
+// A cursor carries its position and a digest of the query it belongs to, so it cannot be
+// forged, edited, or reused with other parameters.
 //
 // The MAC is SHA3-256 over a derived key followed by the body. SHA-3 is not open to length
 // extension, so a key prefix makes it a MAC on its own (the construction KMAC standardises),
@@ -35,12 +36,17 @@ export class CursorCodec {
   }
 
   encode(payload: Record<string, unknown>): string {
-    const body = Buffer.from(JSON.stringify(payload)).toString('base64url')
+    return this.encodeText(JSON.stringify(payload))
+  }
+
+  /** A cursor around any text. */
+  encodeText(text: string): string {
+    const body = Buffer.from(text).toString('base64url')
     return `${body}.${this.sign(body)}`
   }
 
-  /** Decodes and verifies; any tampering is a 400 naming `cursor`. */
-  decode<T extends Record<string, unknown>>(cursor: string): T {
+  /** The text of a cursor whose signature holds; any tampering is a 400 naming `cursor`. */
+  decodeText(cursor: string): string {
     const dot = cursor.indexOf('.')
     if (dot <= 0 || cursor.length > 2048) throw invalid('cursor', 'malformed cursor')
     const body = cursor.slice(0, dot)
@@ -48,8 +54,14 @@ export class CursorCodec {
     if (!sameText(given, this.sign(body)) && !sameText(given, this.signedBefore(body))) {
       throw invalid('cursor', 'cursor signature does not match; use nextCursor as given')
     }
+    return Buffer.from(body, 'base64url').toString('utf8')
+  }
+
+  /** Decodes and verifies a JSON payload; any tampering is a 400 naming `cursor`. */
+  decode<T extends Record<string, unknown>>(cursor: string): T {
+    const text = this.decodeText(cursor)
     try {
-      const parsed = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as unknown
+      const parsed = JSON.parse(text) as unknown
       if (typeof parsed !== 'object' || parsed === null) throw new Error('not an object')
       return parsed as T
     } catch {
@@ -70,19 +82,36 @@ function sameText(given: string, expected: string): boolean {
   return diff === 0
 }
 
-/** Digests of the query texts seen lately: the same query asks for one on every page. */
+/** Digests of the queries seen lately, by `memoKey`: the same query asks for one on every page. */
 const digests = new Map<string, string>()
 const DIGESTS_KEPT = 1000
 
-/** A short digest of the parameters a cursor belongs to. */
+/**
+ * A short digest of the parameters a cursor belongs to: of the JSON text of its sorted entries,
+ * which cursors already handed out hold, so it can never change.
+ */
 export function queryDigest(parts: Readonly<Record<string, unknown>>): string {
   const keys = Object.keys(parts).sort()
-  const text = JSON.stringify(keys.map((k) => [k, parts[k]]))
-  let digest = digests.get(text)
+  const key = memoKey(keys, parts)
+  let digest = digests.get(key)
   if (digest === undefined) {
-    digest = hash('sha256', text, 'base64url').slice(0, 16)
+    digest = hash('sha256', JSON.stringify(keys.map((k) => [k, parts[k]])), 'base64url').slice(0, 16)
     if (digests.size >= DIGESTS_KEPT) digests.clear()
-    digests.set(text, digest)
+    digests.set(key, digest)
   }
   return digest
+}
+
+/**
+ * The entries as a text that no other entries make (each string prefixed by its length), in
+ * place of the JSON text: a list page's parameters are all strings, and writing them as JSON
+ * on every page cost more than the rest of the digest.
+ */
+function memoKey(keys: readonly string[], parts: Readonly<Record<string, unknown>>): string {
+  let key = ''
+  for (const k of keys) {
+    const v = parts[k]
+    key += k.length + ':' + k + (typeof v === 'string' ? 's' + v.length + ':' + v : 'j' + JSON.stringify(v) + ';')
+  }
+  return key
 }

@@ -15,6 +15,8 @@ export interface ReadBoundary {
 /** Answers the boundary on a credential's reads now, or null when none applies. */
 export interface ReadBoundaries {
   readBoundary(credentialId: string): Promise<ReadBoundary | null>
+  /** `readBoundary`'s answer when it is known without waiting, else undefined. */
+  knownReadBoundary(credentialId: string): ReadBoundary | null | undefined
 }
 
 /** How a 403 names what limits the caller: `workflow "Nightly sync" (wf_…)`. */

@@ -70,7 +70,6 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
   })
 
   const guarded = {
-    config: { metricsKey: 'mcp' },
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
       started.set(request, performance.now())
       // As on the machine API: answers carry records and scopes, so no cache may keep them.
@@ -89,7 +88,7 @@ export async function mcpEndpoint(app: FastifyInstance, opts: McpEndpointOptions
       }
     },
     onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
-      opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()))
+      opts.onAnswered?.(request, reply, performance.now() - (started.get(request) ?? performance.now()), 'mcp')
     },
   }
 

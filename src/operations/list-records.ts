@@ -1,7 +1,7 @@
 // listRecords: one page of a family for a caller, from parsed list input (see
 // record-inputs.ts). One indexed keyset query; documents go out as stored JSON text.
 import type { Resource } from '../resources/index.js'
-import type { BooleanWhereParam } from '../resources/declare.js'
+import type { BooleanWhereParam, ListParamDeclaration } from '../resources/declare.js'
 import { invalid, missingScope } from '../kernel/errors.js'
 import { parseBoolean } from '../kernel/booleans.js'
 import { type Condition, type SortKey } from '../store/record-query.js'
@@ -13,18 +13,18 @@ import type { ReadCaller, ReadContext } from './read-context.js'
 import { jsonItems, type JsonResult } from '../kernel/json-result.js'
 import { readersOf } from './record-inputs.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
+import { readListPosition, writeListPosition } from './list-cursor.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ListInput = Readonly<Record<string, any>>
 
-type ListCursor = { k: string | number; i: number; q: string; u?: number }
-
 export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: ReadCaller): Promise<JsonResult> {
   const { withSensitive, allowed, denied } = visibility(r, caller)
   const conditions: Condition[] = [...ownerConditions(ctx.resources, r, caller)]
   // While a run of a bounded workflow is open, the caller's lists hold only what lies inside.
-  const boundary = caller.credentialId !== undefined ? await ctx.jobs.readBoundary(caller.credentialId) : null
+  const known = caller.credentialId !== undefined ? ctx.jobs.knownReadBoundary(caller.credentialId) : null
+  const boundary = known !== undefined ? known : await ctx.jobs.readBoundary(caller.credentialId as string)
   if (boundary) conditions.push(...boundaryConditions(ctx.resources, r, boundary))
   const digestParts: Record<string, unknown> = { type: r.type }
 
@@ -36,7 +36,7 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
     if (status && status !== 'all') conditions.push({ kind: 'eq', column: 'status', value: status })
     digestParts.status = status ?? 'all'
   }
-  for (const [name, p] of Object.entries(r.listParams ?? {})) {
+  for (const [name, p] of listParamsOf(r)) {
     const v = input[name] ?? (p.kind === 'booleanColumn' && p.default !== undefined && input.status === undefined ? String(p.default) : undefined)
     if (v === undefined) continue
     digestParts[name] = v
@@ -75,9 +75,9 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
   let after: { key: string | number; id: number } | undefined
   let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
   if (input.cursor !== undefined) {
-    const c = ctx.cursors.decode<ListCursor>(input.cursor)
+    const c = readListPosition(ctx.cursors.decodeText(input.cursor))
+    if (c === undefined) throw invalid('cursor', 'malformed cursor')
     if (c.q !== digest) throw invalid('cursor', 'cursor belongs to a different query; repeat the parameters of the first page')
-    if (typeof c.i !== 'number' || (typeof c.k !== 'number' && typeof c.k !== 'string')) throw invalid('cursor', 'malformed cursor')
     after = { key: c.k, id: c.i }
     // The cursor wins over updatedSince: it carries the lower bound of the first page.
     updatedSince = c.u
@@ -90,12 +90,24 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
   const page = hasMore ? rows.slice(0, limit) : rows
   const last = page[page.length - 1]
   const nextCursor = hasMore && last
-    ? ctx.cursors.encode({ k: last.sortKey, i: last.id, q: digest, ...(updatedSince !== undefined ? { u: updatedSince } : {}) } satisfies ListCursor)
+    ? ctx.cursors.encodeText(writeListPosition({ k: last.sortKey, i: last.id, q: digest, u: updatedSince }))
     : null
   return jsonItems(page.map((row) => renderRow(row, fields)), {
     pagination: { hasMore, nextCursor },
     meta: { mode: updatedSince !== undefined ? 'incremental' : 'full' },
   })
+}
+
+const listParams = new WeakMap<Resource, ReadonlyArray<readonly [string, ListParamDeclaration]>>()
+
+/** A family's list parameters as entries, made once (every page walks them). */
+function listParamsOf(r: Resource): ReadonlyArray<readonly [string, ListParamDeclaration]> {
+  let entries = listParams.get(r)
+  if (entries === undefined) {
+    entries = Object.entries(r.listParams ?? {})
+    listParams.set(r, entries)
+  }
+  return entries
 }
 
 /** The column conditions of a true boolean parameter (`lowStock=true`). */

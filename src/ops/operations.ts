@@ -13,13 +13,6 @@ import type { Caller } from '../kernel/caller.js'
 import type { Counter } from './metric-buckets.js'
 import type { StorageHealth } from '../store/storage-health.js'
 
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** The route key metrics count a route under that is not a machine route (the MCP endpoint). */
-    metricsKey?: string
-  }
-}
-
 const DENIAL_SIGNAL: Record<DenialKind, SignalName> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
 const DENIAL_COUNTER: Record<DenialKind, Counter> = { auth: 'auth_failures', scope: 'scope_denials', rate: 'rate_limited' }
 
@@ -55,9 +48,7 @@ export class Operations<S extends OperationsDeps = OperationsDeps> {
   }
 
   /** MachineApiOptions.onAnswered: every answered machine request, denied ones included. */
-  readonly onAnswered = (request: FastifyRequest, reply: FastifyReply, elapsedMs: number): void => {
-    const config = request.routeOptions.config
-    const route = config.machineRoute?.key ?? config.metricsKey ?? 'unknown'
+  readonly onAnswered = (request: FastifyRequest, reply: FastifyReply, elapsedMs: number, route: string): void => {
     this.metrics.observeRequest(route, request.method, reply.statusCode, elapsedMs)
     this.recorder.record('requests')
     if (reply.statusCode >= 500) this.recorder.record('server_errors')

@@ -15,10 +15,18 @@ export const SIGNAL_NAMES: readonly SignalName[] = ['requests', 'server_errors',
 
 const FLUSH_MS = 2000
 
+interface PendingCount {
+  readonly signal: SignalName
+  readonly bucket: number
+  count: number
+}
+
 export class SignalRecorder {
-  private pending = new Map<string, { signal: SignalName; bucket: number; count: number }>()
+  private pending = new Map<string, PendingCount>()
   private timer: NodeJS.Timeout | undefined
   private lastPrune = 0
+  /** Each signal's entry last counted, with its bucket and the batch it is in. */
+  private readonly latest = new Map<SignalName, { bucket: number; batch: Map<string, PendingCount>; entry: PendingCount }>()
 
   constructor(private readonly db: Db, private readonly windowMs: number) {}
 
@@ -29,10 +37,18 @@ export class SignalRecorder {
 
   record(signal: SignalName, now = Date.now()): void {
     const bucket = now - (now % this.bucketMs)
-    const key = `${signal}@${bucket}`
-    const entry = this.pending.get(key)
-    if (entry) entry.count++
-    else this.pending.set(key, { signal, bucket, count: 1 })
+    // Every request counts one: its signal's entry in the current bucket is found without
+    // writing the key (a string made and hashed per request).
+    const latest = this.latest.get(signal)
+    if (latest !== undefined && latest.bucket === bucket && latest.batch === this.pending) {
+      latest.entry.count++
+    } else {
+      const key = `${signal}@${bucket}`
+      let entry = this.pending.get(key)
+      if (entry) entry.count++
+      else this.pending.set(key, (entry = { signal, bucket, count: 1 }))
+      this.latest.set(signal, { bucket, batch: this.pending, entry })
+    }
     if (!this.timer) {
       this.timer = setTimeout(() => { this.timer = undefined; void this.flush().catch(() => {}) }, FLUSH_MS)
       this.timer.unref()

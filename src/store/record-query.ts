@@ -5,7 +5,7 @@
 import type { Resource } from '../resources/declare.js'
 import type { Database } from './database.js'
 import { ReadStatement, readRows } from './read-statement.js'
-import { EMPTY, frag, join, param, raw, type Fragment } from './sql-fragment.js'
+import { EMPTY, frag, join, param, raw, renderFragment, type Fragment, type Placeholders } from './sql-fragment.js'
 import { sqlName } from './sql-quote.js'
 import { columnOf, conditionsSql, pathRecheckSql, type Condition } from './record-conditions.js'
 import type { PathTest } from '../kernel/path-test.js'
@@ -81,7 +81,36 @@ const toRow = (row: unknown[]): RecordRow => ({
 const keysetAfter = (key: string, id: string, desc: boolean, after: RecordQuery['after']): Fragment =>
   after ? frag` AND (${raw(`${key}, ${id}) ${desc ? '<' : '>'}`)} (${after.key}, ${after.id})` : EMPTY
 
+/** A plain page's statement text by its shape (`plainShape`), once written. */
+const SHAPES_KEPT = 1000
+
+/**
+ * The shape of a plain page (conditions that are all equalities and bounds on columns: a
+ * status, a declared column, updatedSince) as a key its statement text is kept under, and the
+ * values that text binds, in order. Undefined for any other query (documents' paths, searches,
+ * owners, sets), which is written anew each time.
+ */
+function plainShape(r: Resource, q: RecordQuery, how: Placeholders): { key: string; params: unknown[] } | undefined {
+  let key = `${r.table}|${q.sort}|${q.desc ? 'desc' : 'asc'}|${q.withSensitive ? 'sensitive' : ''}|${q.after ? 'after' : ''}|${q.limit}`
+  const params: unknown[] = []
+  for (const c of q.conditions) {
+    if (c.kind !== 'eq' && c.kind !== 'gte' && c.kind !== 'lte') return undefined
+    key += `|${c.kind} ${c.column}`
+    params.push(typeof c.value === 'boolean' ? how.bool(c.value) : c.value)
+  }
+  if (q.after) params.push(q.after.key, q.after.id)
+  return { key, params }
+}
+
+const sameValues = (a: readonly unknown[], b: readonly unknown[]) => a.length === b.length && a.every((v, i) => v === b[i])
+
 export class RecordReader {
+  /**
+   * Plain pages' statement texts by shape: writing one from its fragments cost a page 5–8 µs
+   * of the serving process's CPU (docs/decisions.md, "Gatehouse's own cost, second pass").
+   */
+  private readonly plainTexts = new Map<string, string>()
+
   constructor(private readonly database: Database) {}
 
   /** `SELECT id, <key>, doc[, sensitive] FROM <table> t`, the start of every record read. */
@@ -93,12 +122,22 @@ export class RecordReader {
   async list(r: Resource, q: RecordQuery): Promise<RecordRow[]> {
     const driver = q.sort === 'updatedAt' && keepsTerms(r) ? drivingTerm(r, q.conditions) : undefined
     if (driver) return this.listByTerm(r, q, driver)
+    const generic = oneIndexServes(r, q)
+    const shape = plainShape(r, q, this.database.adapter)
+    const kept = shape && this.plainTexts.get(shape.key)
+    if (shape && kept) return (await this.database.read(kept, shape.params, { prepare: true, generic })).map(toRow)
     const st = new ReadStatement(this.database.adapter)
     const col = `t.${sqlName(columnOf(q.sort))}`
     const dir = q.desc ? 'DESC' : 'ASC'
     // The limit is part of the text (1..201): a generic plan then knows it.
     const sql = frag`${this.select(st, r, columnOf(q.sort), q.withSensitive)} WHERE ${conditionsSql(st, r, 't', q.conditions)}${keysetAfter(col, 't.id', q.desc, q.after)}${raw(` ORDER BY ${col} ${dir}, t.id ${dir} LIMIT ${Math.trunc(q.limit)}`)}`
-    return (await readRows(this.database, sql, { prepare: st.prepare, generic: oneIndexServes(r, q) })).map(toRow)
+    const { text, params } = renderFragment(sql, this.database.adapter)
+    // Kept only when the shape's own reading of the values is the one the text binds.
+    if (shape && st.prepare && sameValues(params, shape.params)) {
+      if (this.plainTexts.size >= SHAPES_KEPT) this.plainTexts.clear()
+      this.plainTexts.set(shape.key, text)
+    }
+    return (await this.database.read(text, params, { prepare: st.prepare, generic })).map(toRow)
   }
 
   /**

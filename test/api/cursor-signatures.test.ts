@@ -1,6 +1,8 @@
 // Cursors are signed with SHA3-256 under a key derived from the site secret; cursors signed
 // before with HMAC-SHA256 (kept in sync workers' checkpoints) still continue, and a cursor
-// signed with any other key, or edited, is refused naming `cursor`.
+// signed with any other key, or edited, is refused naming `cursor`. List pages write their
+// position without JSON (operations/list-cursor.ts); positions written as JSON before, under
+// either MAC, still continue a walk.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHmac, randomBytes } from 'node:crypto'
@@ -8,6 +10,7 @@ import { CursorCodec } from '../../src/kernel/cursor.js'
 import { ApiError } from '../../src/kernel/errors.js'
 import { siteSecret } from '../../src/store/meta.js'
 import { buildTestApp } from '../helpers/test-app.js'
+import { readListPosition, writeListPosition } from '../../src/operations/list-cursor.js'
 
 const hmacSigned = (secret: Buffer, payload: object) => {
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url')
@@ -63,13 +66,38 @@ test('a list cursor signed with HMAC under the site secret continues the walk', 
     const first = (await app.get('/gatehouse/v1/entries?limit=2', token)).json()
     assert.equal(first.pagination.hasMore, true)
     const [body] = (first.pagination.nextCursor as string).split('.')
-    const payload = JSON.parse(Buffer.from(body, 'base64url').toString())
-    const old = hmacSigned(await siteSecret(app.services.database.db, 'cursor_secret'), payload)
-    const next = await app.get(`/gatehouse/v1/entries?limit=2&cursor=${old}`, token)
-    assert.equal(next.statusCode, 200, next.body)
+    const position = readListPosition(Buffer.from(body, 'base64url').toString())
+    assert.ok(position)
+    // What releases before wrote: the same position as JSON, under HMAC and under SHA-3.
+    const old = hmacSigned(await siteSecret(app.services.database.db, 'cursor_secret'), { ...position })
+    const jsonSha3 = app.services.cursors.encode({ ...position })
     const fresh = (await app.get(`/gatehouse/v1/entries?limit=2&cursor=${first.pagination.nextCursor}`, token)).json()
-    assert.deepEqual(next.json().data.map((e: { id: number }) => e.id), fresh.data.map((e: { id: number }) => e.id))
+    for (const cursor of [old, jsonSha3]) {
+      const next = await app.get(`/gatehouse/v1/entries?limit=2&cursor=${cursor}`, token)
+      assert.equal(next.statusCode, 200, next.body)
+      assert.deepEqual(next.json().data.map((e: { id: number }) => e.id), fresh.data.map((e: { id: number }) => e.id))
+    }
   } finally {
     await app.close()
+  }
+})
+
+test('a list position is written without JSON and read back exactly, text keys with any character included', () => {
+  const positions = [
+    { k: 1764480000123, i: 42, q: 'abcdefghijklmnop' },
+    { k: 1764480000123, i: 42, q: 'abcdefghijklmnop', u: 1764400000000 },
+    { k: 19.95, i: 7, q: 'q-_Q' },
+    { k: 'Title | with, "quotes" and ünïcode 🎉', i: 3, q: 'x' },
+    { k: '', i: 1, q: 'x' },
+  ]
+  for (const p of positions) {
+    const text = writeListPosition(p)
+    assert.ok(text.startsWith('2|') && !text.includes('{'), text)
+    assert.deepEqual(readListPosition(text), p)
+  }
+  // The first format, JSON, is still read; anything else is no position.
+  assert.deepEqual(readListPosition('{"k":5,"i":6,"q":"old","u":4}'), { k: 5, i: 6, q: 'old', u: 4 })
+  for (const bad of ['', '2|', '2|1|', '2|1||q|', '2|x||q|n5', '2|1|y|q|n5', '2|1||q|x5', '2|1||q|nabc', '2|1.5||q|n5', '{"k":5}', '{"k":{},"i":1,"q":"x"}', '{not json', '[1,2]', 'null']) {
+    assert.equal(readListPosition(bad), undefined, bad)
   }
 })

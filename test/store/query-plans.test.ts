@@ -99,7 +99,7 @@ function recordingReads(db: Database): { ctx: ReadContext; caller: Caller; recor
   const ctx: ReadContext = {
     resources: defaultRegistry, reader: new RecordReader(recording), cursors: new CursorCodec(randomBytes(32)), settings: testSettings(), database: recording,
     // No workflow run is open for this caller: no read boundary.
-    jobs: { readBoundary: async () => null } as unknown as ReadContext['jobs'],
+    jobs: { readBoundary: async () => null, knownReadBoundary: () => null } as unknown as ReadContext['jobs'],
   }
   const scopes = ['entries:read', 'products:read', 'contentblocks:read', 'changes:read']
   const caller: Caller = { credentialId: 'plans', label: 'plans', source: 'managed', grantedScopes: scopes, scopes: new Set(scopes), boundaries: null }
