@@ -12,6 +12,7 @@ import { RouteTable, sendUnmatched } from './route-table.js'
 import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
 import { checkHeaders } from './request-headers.js'
+import { REQUEST_ID } from '../kernel/request-id.js'
 import { wrapItems } from '../kernel/json-result.js'
 import { BASE_PATH, NO_PARAMETERS, routeEnabled, successorPath, sunsetHeader, type MachineRoute, type RawRouteResult, type RouteResult } from '../kernel/machine-route.js'
 
@@ -134,22 +135,38 @@ const FULL_READ = { mode: 'full' } as const
 /** Builds the JSON text of the success envelope without re-serialising ready documents. */
 export function envelopeText(result: RouteResult | RawRouteResult, requestId: string): string {
   let tail = ''
-  if (result.pagination) tail += ',"pagination":' + JSON.stringify(result.pagination)
+  const p = result.pagination
+  // Written out rather than serialised: every list page has one (JSON.stringify of the
+  // envelope's small objects was a microsecond or two of each page).
+  if (p) tail += ',"pagination":{"hasMore":' + (p.hasMore ? 'true' : 'false') + ',"nextCursor":' + (p.nextCursor === null ? 'null' : JSON.stringify(p.nextCursor)) + '}'
   // Every list says how it was read (DESIGN §4); one that reads no other way says `full`.
-  const meta = result.meta ?? (result.pagination ? FULL_READ : undefined)
-  if (meta) tail += ',"meta":' + JSON.stringify(meta)
-  tail += ',"requestId":' + JSON.stringify(requestId) + '}'
+  const meta = result.meta ?? (p ? FULL_READ : undefined)
+  if (meta) tail += ',"meta":' + (meta.mode === 'full' && Object.keys(meta).length === 1 ? '{"mode":"full"}' : JSON.stringify(meta))
+  // A request id is REQUEST_ID's characters (kernel/request-id.ts), which need no escaping.
+  tail += ',"requestId":' + (REQUEST_ID.test(requestId) ? '"' + requestId + '"' : JSON.stringify(requestId)) + '}'
   if ('rawItems' in result && result.rawItems) return wrapItems('{"ok":true,"data":', result.rawItems, tail)
   return '{"ok":true,"data":' + ('rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)) + tail
 }
 
 const scopeKeys = new WeakMap<ReadonlySet<string>, string>()
+/** A short name for each different set of scopes seen, by the set's sorted text (never reused). */
+const scopeSetNames = new Map<string, string>()
+let scopeSetsNamed = 0
 
-/** The caller's scopes as a cache-key part (what a cacheable answer may depend on). */
+/**
+ * The caller's scopes as a cache-key part (what a cacheable answer may depend on): a short name
+ * standing for the set, not its text. A token with every read scope made that text a few
+ * hundred characters, copied and hashed into the page cache's key on every request.
+ */
 function scopeKey(caller: Caller): string {
   let key = scopeKeys.get(caller.scopes)
   if (key === undefined) {
-    key = [...caller.scopes].sort().join(',')
+    const text = [...caller.scopes].sort().join(',')
+    key = scopeSetNames.get(text)
+    if (key === undefined) {
+      if (scopeSetNames.size >= 10_000) scopeSetNames.clear()
+      scopeSetNames.set(text, (key = `s${++scopeSetsNamed}`))
+    }
     scopeKeys.set(caller.scopes, key)
   }
   return key

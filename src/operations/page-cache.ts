@@ -35,16 +35,22 @@ export class PageCache {
    */
   constructor(private readonly currentVersion: () => string | undefined, private readonly maxPages = 256) {}
 
-  async through<T extends Result>(key: string, compute: () => Promise<T>): Promise<T> {
+  through<T extends Result>(key: string, compute: () => Promise<T>): Promise<T> {
     const askedBefore = this.ask(key)
     // A key not asked for recently can neither be answered from the cache nor kept in it, so
     // it needs no version: on SQLite reading one is a statement of its own (PRAGMA
     // data_version, 7 % of a distinct entries page's CPU), which a sync worker's walk of
-    // distinct pages would pay on every page for nothing.
+    // distinct pages would pay on every page for nothing. Its page is the computation's own
+    // promise, not one more wrapped around it.
     if (!askedBefore && !this.pages.has(key)) {
       this.misses++
       return compute()
     }
+    return this.kept(key, compute)
+  }
+
+  /** A page that may be answered from the cache or kept in it. */
+  private async kept<T extends Result>(key: string, compute: () => Promise<T>): Promise<T> {
     const version = this.currentVersion()
     if (version === undefined) {
       this.misses++
