@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { ApiError, invalid, missingScope } from '../kernel/errors.js'
 import type { CredentialService } from '../auth/credentials.js'
 import type { Caller } from '../kernel/caller.js'
-import type { RateLimiter } from '../auth/rate-limit.js'
+import type { RateDecision, RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../kernel/settings.js'
 import { sendError } from './error-handler.js'
 import { RouteTable, sendUnmatched } from './route-table.js'
@@ -93,17 +93,37 @@ export function makeAuthenticator(opts: MachineApiOptions, protectedResource: Pr
       }
       throw err
     }
-    if (limit > 0) {
-      const d = await opts.rateLimiter.hit(`cred:${caller.credentialId}`, limit)
-      setRateHeaders(reply, d.limit, d.remaining, d.resetSeconds)
-      if (!d.allowed) {
-        opts.onDenied?.('rate', request, caller)
-        throw rateLimited(d.resetSeconds, limit)
-      }
-    }
+    if (limit > 0) countAgainstLimit(opts, request, reply, caller, await opts.rateLimiter.hit(`cred:${caller.credentialId}`, limit))
     request.caller = caller
     return caller
   }
+}
+
+/** A credential's request counted: the budget's headers, or a 429 when it is spent. */
+function countAgainstLimit(opts: MachineApiOptions, request: FastifyRequest, reply: FastifyReply, caller: Caller, d: RateDecision): void {
+  setRateHeaders(reply, d.limit, d.remaining, d.resetSeconds)
+  if (!d.allowed) {
+    opts.onDenied?.('rate', request, caller)
+    throw rateLimited(d.resetSeconds, d.limit)
+  }
+}
+
+/**
+ * The caller when that is known without waiting: a credential `knownCaller` answers for, with
+ * its request counted in this process's rate counters (or no limit set). Undefined when
+ * anything must be awaited (a lookup, Redis's counters) or refused: `authenticate` does that.
+ */
+function callerNow(opts: MachineApiOptions, request: FastifyRequest, reply: FastifyReply): Caller | undefined {
+  const caller = opts.credentials.knownCaller(bearer(request), request.ip)
+  if (caller === undefined) return undefined
+  const limit = opts.settings.rateLimitPerMinute
+  if (limit > 0) {
+    const d = opts.rateLimiter.hitNow?.(`cred:${caller.credentialId}`, limit)
+    if (d === undefined) return undefined
+    countAgainstLimit(opts, request, reply, caller, d)
+  }
+  request.caller = caller
+  return caller
 }
 
 /**
@@ -179,8 +199,6 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
   const enabled = opts.routes.filter((r) => routeEnabled(r, opts.settings))
   const table = new RouteTable({ headWithGet: true })
 
-  const limit = opts.settings.rateLimitPerMinute
-
   const register = (prefix: string, route: MachineRoute) => {
     const url = prefix + route.path
     table.add(url, [route.method])
@@ -224,11 +242,13 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
           const sunset = sunsetHeader(route)
           if (sunset) reply.header('Sunset', sunset)
         }
-        const known = limit > 0 ? undefined : opts.credentials.knownCaller(bearer(request), request.ip)
-        if (known !== undefined) {
-          request.caller = known
-          return admit(request, known, done)
+        let known: Caller | undefined
+        try {
+          known = callerNow(opts, request, reply)
+        } catch (err) {
+          return done(err as Error)
         }
+        if (known !== undefined) return admit(request, known, done)
         authenticate(request, reply).then((caller) => admit(request, caller, done), done)
       },
       // A body is parsed after onRequest: its text is checked here, with the path's.

@@ -29,6 +29,11 @@ export interface RateLimiterHealth {
 
 export interface RateLimiter {
   hit(key: string, limit: number, now?: number): Promise<RateDecision>
+  /**
+   * `hit` without waiting, where the counters are in this process; undefined (nothing counted)
+   * where they are elsewhere and `hit` must be awaited.
+   */
+  hitNow?(key: string, limit: number, now?: number): RateDecision | undefined
   health(): RateLimiterHealth
   /** Called for each request counted in memory because Redis is unavailable (incident signal). */
   onFallback?: () => void
@@ -59,6 +64,10 @@ export class MemoryRateLimiter implements RateLimiter {
   private counts = new Map<string, number>()
 
   async hit(key: string, limit: number, now = Date.now()): Promise<RateDecision> {
+    return this.hitNow(key, limit, now)
+  }
+
+  hitNow(key: string, limit: number, now = Date.now()): RateDecision {
     const windowStart = now - (now % WINDOW_MS)
     if (windowStart !== this.window) { this.window = windowStart; this.counts = new Map() }
     const count = (this.counts.get(key) ?? 0) + 1

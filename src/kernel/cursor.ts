@@ -1,5 +1,7 @@
 // Opaque, signed cursors: base64url(text) + "." + MAC, the text a JSON payload or a
-// format of the caller's own (list pages write theirs without JSON: operations/list-cursor.ts).
+// format of the caller's own (list pages write theirs without JSON: list-position.ts, which
+// `decode` also reads, so a list page's cursor sent to another endpoint is answered as one of
+// another query, as when every cursor was JSON).
 // A cursor carries its position and a digest of the query it belongs to, so it cannot be
 // forged, edited, or reused with other parameters.
 //
@@ -12,6 +14,7 @@
 // them in their checkpoints.
 import { createHmac, createSecretKey, hash, type KeyObject } from 'node:crypto'
 import { invalid } from './errors.js'
+import { isListPositionText, readListPosition } from './list-position.js'
 
 /** Characters of the MAC kept in a cursor (132 bits of base64url). */
 const MAC_LENGTH = 22
@@ -60,6 +63,11 @@ export class CursorCodec {
   /** Decodes and verifies a JSON payload; any tampering is a 400 naming `cursor`. */
   decode<T extends Record<string, unknown>>(cursor: string): T {
     const text = this.decodeText(cursor)
+    if (isListPositionText(text)) {
+      const position = readListPosition(text)
+      if (position === undefined) throw invalid('cursor', 'malformed cursor')
+      return { ...position } as unknown as T
+    }
     try {
       const parsed = JSON.parse(text) as unknown
       if (typeof parsed !== 'object' || parsed === null) throw new Error('not an object')

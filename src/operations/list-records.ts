@@ -13,7 +13,7 @@ import type { ReadCaller, ReadContext } from './read-context.js'
 import { jsonItems, type JsonResult } from '../kernel/json-result.js'
 import { readersOf } from './record-inputs.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
-import { readListPosition, writeListPosition } from './list-cursor.js'
+import { namesOtherQuery, readListPosition, writeListPosition } from '../kernel/list-position.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -75,9 +75,10 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
   let after: { key: string | number; id: number } | undefined
   let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
   if (input.cursor !== undefined) {
-    const c = readListPosition(ctx.cursors.decodeText(input.cursor))
+    const text = ctx.cursors.decodeText(input.cursor)
+    const c = readListPosition(text)
+    if (c === undefined ? namesOtherQuery(text, digest) : c.q !== digest) throw invalid('cursor', 'cursor belongs to a different query; repeat the parameters of the first page')
     if (c === undefined) throw invalid('cursor', 'malformed cursor')
-    if (c.q !== digest) throw invalid('cursor', 'cursor belongs to a different query; repeat the parameters of the first page')
     after = { key: c.k, id: c.i }
     // The cursor wins over updatedSince: it carries the lower bound of the first page.
     updatedSince = c.u

@@ -1,7 +1,7 @@
 // Cursors are signed with SHA3-256 under a key derived from the site secret; cursors signed
 // before with HMAC-SHA256 (kept in sync workers' checkpoints) still continue, and a cursor
 // signed with any other key, or edited, is refused naming `cursor`. List pages write their
-// position without JSON (operations/list-cursor.ts); positions written as JSON before, under
+// position without JSON (kernel/list-position.ts); positions written as JSON before, under
 // either MAC, still continue a walk.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -10,7 +10,7 @@ import { CursorCodec } from '../../src/kernel/cursor.js'
 import { ApiError } from '../../src/kernel/errors.js'
 import { siteSecret } from '../../src/store/meta.js'
 import { buildTestApp } from '../helpers/test-app.js'
-import { readListPosition, writeListPosition } from '../../src/operations/list-cursor.js'
+import { readListPosition, writeListPosition } from '../../src/kernel/list-position.js'
 
 const hmacSigned = (secret: Buffer, payload: object) => {
   const body = Buffer.from(JSON.stringify(payload)).toString('base64url')
@@ -97,7 +97,7 @@ test('a list position is written without JSON and read back exactly, text keys w
   }
   // The first format, JSON, is still read; anything else is no position.
   assert.deepEqual(readListPosition('{"k":5,"i":6,"q":"old","u":4}'), { k: 5, i: 6, q: 'old', u: 4 })
-  for (const bad of ['', '2|', '2|1|', '2|1||q|', '2|x||q|n5', '2|1|y|q|n5', '2|1||q|x5', '2|1||q|nabc', '2|1.5||q|n5', '{"k":5}', '{"k":{},"i":1,"q":"x"}', '{not json', '[1,2]', 'null']) {
+  for (const bad of ['', '2|', '2|1|', '2|1||q|', '2|x||q|n5', '2|1|y|q|n5', '2|1||q|x5', '2|1||q|nabc', '2|1.5||q|n5', '2|+1||q|n5', '2|1|1e3|q|n5', '2| 1||q|n5', '2|0x10||q|n5', '{"k":5}', '{"k":{},"i":1,"q":"x"}', '{not json', '[1,2]', 'null']) {
     assert.equal(readListPosition(bad), undefined, bad)
   }
 })

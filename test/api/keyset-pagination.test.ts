@@ -4,7 +4,7 @@
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { buildTestApp, testDialects, type TestApp } from '../helpers/test-app.js'
-import { readListPosition, writeListPosition } from '../../src/operations/list-cursor.js'
+import { readListPosition, writeListPosition } from '../../src/kernel/list-position.js'
 
 async function seedEntries(app: TestApp, n: number): Promise<void> {
   await app.services.store.transaction(async (w) => {
@@ -113,6 +113,38 @@ test('a tampered cursor, or a cursor reused with other parameters, is a 400 nami
     assert.equal(next.statusCode, 200)
     assert.equal(next.json().data.length, 20)
     assert.equal(next.json().data[0].id, first.data[9].id + 1)
+  } finally {
+    await app.close()
+  }
+})
+
+test('a cursor carried to another endpoint is one of another query, in both directions and both formats', async () => {
+  const app = await buildTestApp({ dialect: 'sqlite' })
+  try {
+    await seedEntries(app, 30)
+    const token = await app.issueToken(['entries:read', 'products:read', 'changes:read'])
+    const entries = (await app.get('/gatehouse/v1/entries?limit=10', token)).json().pagination.nextCursor as string
+    const feed = (await app.get('/gatehouse/v1/changes?limit=10', token)).json().pagination.nextCursor as string
+    // An entries position as releases before wrote it: JSON, same MAC.
+    const [body] = entries.split('.')
+    const position = readListPosition(Buffer.from(body, 'base64url').toString())
+    assert.ok(position)
+    const jsonEntries = app.services.cursors.encode({ ...position })
+    for (const [url, problem] of [
+      [`/gatehouse/v1/entries?limit=10&cursor=${feed}`, 'cursor belongs to a different query; repeat the parameters of the first page'],
+      [`/gatehouse/v1/products?limit=10&cursor=${entries}`, 'cursor belongs to a different query; repeat the parameters of the first page'],
+      [`/gatehouse/v1/products?limit=10&cursor=${jsonEntries}`, 'cursor belongs to a different query; repeat the parameters of the first page'],
+      [`/gatehouse/v1/changes?limit=10&cursor=${entries}`, 'cursor belongs to a different query; repeat the filter of the first page'],
+      [`/gatehouse/v1/changes?limit=10&cursor=${jsonEntries}`, 'cursor belongs to a different query; repeat the filter of the first page'],
+    ]) {
+      const res = await app.get(url, token)
+      assert.equal(res.statusCode, 400, url)
+      assert.deepEqual(res.json().error.details, [{ param: 'cursor', problem }], url)
+    }
+    // A position that is not one (signed, so only a server could have written it) is malformed.
+    const broken = app.services.cursors.encodeText(`2|x||${position.q}|n5`)
+    const res = await app.get(`/gatehouse/v1/entries?limit=10&cursor=${broken}`, token)
+    assert.deepEqual(res.json().error.details, [{ param: 'cursor', problem: 'malformed cursor' }])
   } finally {
     await app.close()
   }

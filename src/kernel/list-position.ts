@@ -23,9 +23,12 @@ export function writeListPosition(p: ListPosition): string {
   return VERSION + p.i + '|' + (p.u ?? '') + '|' + p.q + '|' + (typeof p.k === 'number' ? 'n' + p.k : 's' + p.k)
 }
 
+/** Whether a cursor's text is a list position of this format (not JSON). */
+export const isListPositionText = (text: string): boolean => text.startsWith(VERSION)
+
 /** The position in a cursor's text, or undefined when the text is not one. */
 export function readListPosition(text: string): ListPosition | undefined {
-  if (!text.startsWith(VERSION)) return text.startsWith('{') ? readJsonPosition(text) : undefined
+  if (!isListPositionText(text)) return text.startsWith('{') ? readJsonPosition(text) : undefined
   const a = text.indexOf('|', 2)
   const b = a < 0 ? -1 : text.indexOf('|', a + 1)
   const c = b < 0 ? -1 : text.indexOf('|', b + 1)
@@ -40,24 +43,48 @@ export function readListPosition(text: string): ListPosition | undefined {
   return u === undefined ? { k, i, q: text.slice(b + 1, c) } : { k, i, q: text.slice(b + 1, c), u }
 }
 
+/**
+ * Whether a cursor's text belongs to another query than `digest`: a position of either format
+ * naming another digest, or a JSON cursor of another kind (the feed's, another list's) naming
+ * none. Such a cursor is answered "belongs to a different query", as when every cursor was
+ * JSON, rather than "malformed".
+ */
+export function namesOtherQuery(text: string, digest: string): boolean {
+  if (isListPositionText(text)) {
+    const b = text.indexOf('|', text.indexOf('|', 2) + 1)
+    const c = b < 0 ? -1 : text.indexOf('|', b + 1)
+    return c >= 0 && text.slice(b + 1, c) !== digest
+  }
+  const parsed = parseObject(text)
+  return parsed !== undefined && parsed.q !== digest
+}
+
 /** A cursor of the first format: `{"k":…,"i":…,"q":…,"u":…}`. */
 function readJsonPosition(text: string): ListPosition | undefined {
-  let c: unknown
-  try {
-    c = JSON.parse(text)
-  } catch {
-    return undefined
-  }
-  if (typeof c !== 'object' || c === null) return undefined
-  const { k, i, q, u } = c as Record<string, unknown>
+  const c = parseObject(text)
+  if (c === undefined) return undefined
+  const { k, i, q, u } = c
   if (typeof i !== 'number' || (typeof k !== 'number' && typeof k !== 'string') || typeof q !== 'string') return undefined
   if (u !== undefined && typeof u !== 'number') return undefined
   return u === undefined ? { k, i, q } : { k, i, q, u }
 }
 
+function parseObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed = JSON.parse(text) as unknown
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** An id or a time as the writer writes it: decimal digits, perhaps a minus sign. */
+const INTEGER = /^-?\d+$/
+
 function integer(text: string): number | undefined {
-  const n = finite(text)
-  return n !== undefined && Number.isSafeInteger(n) ? n : undefined
+  if (!INTEGER.test(text)) return undefined
+  const n = Number(text)
+  return Number.isSafeInteger(n) ? n : undefined
 }
 
 function finite(text: string): number | undefined {
