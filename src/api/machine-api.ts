@@ -157,8 +157,12 @@ export function envelopeText(result: RouteResult | RawRouteResult, requestId: st
   let tail = ''
   const p = result.pagination
   // Written out rather than serialised: every list page has one (JSON.stringify of the
-  // envelope's small objects was a microsecond or two of each page).
-  if (p) tail += ',"pagination":{"hasMore":' + (p.hasMore ? 'true' : 'false') + ',"nextCursor":' + (p.nextCursor === null ? 'null' : JSON.stringify(p.nextCursor)) + '}'
+  // envelope's small objects was a microsecond or two of each page). Anything but the two
+  // members as typed is serialised as it is.
+  if (p) {
+    const plain = typeof p.hasMore === 'boolean' && (typeof p.nextCursor === 'string' || p.nextCursor === null) && Object.keys(p).length === 2
+    tail += ',"pagination":' + (plain ? '{"hasMore":' + p.hasMore + ',"nextCursor":' + (p.nextCursor === null ? 'null' : JSON.stringify(p.nextCursor)) + '}' : JSON.stringify(p))
+  }
   // Every list says how it was read (DESIGN §4); one that reads no other way says `full`.
   const meta = result.meta ?? (p ? FULL_READ : undefined)
   if (meta) tail += ',"meta":' + (meta.mode === 'full' && Object.keys(meta).length === 1 ? '{"mode":"full"}' : JSON.stringify(meta))
