@@ -49,8 +49,16 @@ export async function liveRunOf(db: Db, credentialId: string, now: number): Prom
 
 const TTL_MS = 1000
 
+/** A credential's boundary as looked up: when, its answer, until when it holds, and the answer once in. */
+interface BoundaryEntry {
+  readonly at: number
+  readonly value: Promise<ReadBoundary | null>
+  until: number
+  settled?: ReadBoundary | null
+}
+
 export class ReadBoundaryCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<ReadBoundary | null>; until: number; settled?: ReadBoundary | null }>()
+  private readonly entries = new Map<string, BoundaryEntry>()
 
   constructor(private readonly database: Database, private readonly now: () => number) {}
 
@@ -62,7 +70,7 @@ export class ReadBoundaryCache {
     const value = activeReadBoundary(this.database.db, credentialId, this.now())
       .catch((err: unknown) => { if (this.database.adapter.isMissingTable(err)) return null; throw err })
     if (this.entries.size > 10_000) this.entries.clear()
-    const entry: { at: number; value: Promise<ReadBoundary | null>; until: number; settled?: ReadBoundary | null } = { at, value, until: Number.POSITIVE_INFINITY }
+    const entry: BoundaryEntry = { at, value, until: Number.POSITIVE_INFINITY }
     this.entries.set(credentialId, entry)
     value.then((b) => {
       if (b) entry.until = b.until
@@ -82,7 +90,7 @@ export class ReadBoundaryCache {
   }
 
   /** Kept for a second, and never past the moment a lease it depends on runs out. */
-  private fresh(entry: { at: number; until: number }, at: number): boolean {
+  private fresh(entry: BoundaryEntry, at: number): boolean {
     return at - entry.at < TTL_MS && this.now() < entry.until
   }
 

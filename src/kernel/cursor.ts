@@ -66,7 +66,7 @@ export class CursorCodec {
     if (isListPositionText(text)) {
       const position = readListPosition(text)
       if (position === undefined) throw invalid('cursor', 'malformed cursor')
-      return { ...position } as unknown as T
+      return position as unknown as T
     }
     try {
       const parsed = JSON.parse(text) as unknown

@@ -29,10 +29,9 @@ export const isListPositionText = (text: string): boolean => text.startsWith(VER
 /** The position in a cursor's text, or undefined when the text is not one. */
 export function readListPosition(text: string): ListPosition | undefined {
   if (!isListPositionText(text)) return text.startsWith('{') ? readJsonPosition(text) : undefined
-  const a = text.indexOf('|', 2)
-  const b = a < 0 ? -1 : text.indexOf('|', a + 1)
-  const c = b < 0 ? -1 : text.indexOf('|', b + 1)
-  if (c < 0 || c + 1 >= text.length) return undefined
+  const at = separators(text)
+  if (at === undefined || at[2] + 1 >= text.length) return undefined
+  const [a, b, c] = at
   const i = integer(text.slice(2, a))
   const u = b === a + 1 ? undefined : integer(text.slice(a + 1, b))
   if (i === undefined || (b !== a + 1 && u === undefined)) return undefined
@@ -51,12 +50,19 @@ export function readListPosition(text: string): ListPosition | undefined {
  */
 export function namesOtherQuery(text: string, digest: string): boolean {
   if (isListPositionText(text)) {
-    const b = text.indexOf('|', text.indexOf('|', 2) + 1)
-    const c = b < 0 ? -1 : text.indexOf('|', b + 1)
-    return c >= 0 && text.slice(b + 1, c) !== digest
+    const at = separators(text)
+    return at !== undefined && text.slice(at[1] + 1, at[2]) !== digest
   }
   const parsed = parseObject(text)
   return parsed !== undefined && parsed.q !== digest
+}
+
+/** Where the `|` after the id, the bound and the digest are in a position's text. */
+function separators(text: string): readonly [number, number, number] | undefined {
+  const a = text.indexOf('|', VERSION.length)
+  const b = a < 0 ? -1 : text.indexOf('|', a + 1)
+  const c = b < 0 ? -1 : text.indexOf('|', b + 1)
+  return c < 0 ? undefined : [a, b, c]
 }
 
 /** A cursor of the first format: `{"k":…,"i":…,"q":…,"u":…}`. */
