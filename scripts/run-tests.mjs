@@ -160,7 +160,14 @@ if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-tim
 // of CPU a process).
 // `gatehouse-source`: `gatehouse/providers` (a provider the tests load by path imports it)
 // resolves to the sources, not to dist/ (package.json `exports`).
-const loader = [...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']), '--conditions=gatehouse-source']
+// V8 tiers a function up after it has run a budget of bytecode; the default budget suits a
+// long-lived server. A test process lives a minute or less and runs most of the app's code a
+// few times, so TurboFan compiled much that then barely ran: a fifth of the test processes'
+// CPU. Sixteen times the budget leaves that code to the interpreter and baseline compiler and
+// still optimises what is really hot: about 15 % less CPU (docs/decisions.md, "The suite's
+// JIT budget"). The CLI processes the tests start get the same (test/helpers/cli-command.ts).
+const tiering = ['--interrupt-budget=1081344']
+const loader = [...tiering, ...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']), '--conditions=gatehouse-source']
 // Ctrl-C reaches the test processes too (one process group): this one waits for them to end,
 // then removes what the run made (the bundle is about 23 MB) instead of dying at once. A run
 // killed otherwise leaves its bundle to the next run (removeAbandonedBundles).

@@ -17,6 +17,7 @@ import { promisify } from 'node:util'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { buildTestApp, testDialects } from '../helpers/test-app.js'
 import { visibleCopy } from '../helpers/sync-copy.js'
+import { NODE_TIERING } from '../helpers/cli-command.js'
 
 const run = promisify(execFile)
 const OPS = Number(process.env.GATEHOUSE_SYNC_PROPERTY_OPS ?? 200)
@@ -46,7 +47,7 @@ for (const dialect of await testDialects()) {
       const driver = 'test/api/helpers/sync-driver.mjs'
       let workerErrors = ''
       const startWorker = (seed: number) => {
-        const child = spawn(process.execPath, [driver], { env: { ...env, SYNC_SEED: String(seed), SYNC_FOLLOW_MS: '30', SYNC_WRITE_BACK: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] })
+        const child = spawn(process.execPath, [...NODE_TIERING, driver], { env: { ...env, SYNC_SEED: String(seed), SYNC_FOLLOW_MS: '30', SYNC_WRITE_BACK: 'true' }, stdio: ['ignore', 'pipe', 'pipe'] })
         child.stderr?.on('data', (d) => { workerErrors += String(d) })
         // Resolves at its first page applied (a line on stdout) or when it ends.
         const working = new Promise<void>((resolve) => { child.stdout?.once('data', () => resolve()); child.once('exit', () => resolve()) })
@@ -59,7 +60,7 @@ for (const dialect of await testDialects()) {
       // Its first page comes after the copy's checkpoint (the hand-over).
       await worker.working
       assert.ok((await app.get('/gatehouse/v1/sync-state/lag', token)).json().data.checkpoints.length > 0, `the worker checkpoints its hand-over: ${workerErrors}`)
-      const writers = [1, 2].map((seed) => run(process.execPath, ['test/api/helpers/random-writer.mjs', baseUrl, ADMIN_TOKEN, String(seed), String(Math.ceil(OPS / 2)), '20'], { maxBuffer: 1 << 20 }))
+      const writers = [1, 2].map((seed) => run(process.execPath, [...NODE_TIERING, 'test/api/helpers/random-writer.mjs', baseUrl, ADMIN_TOKEN, String(seed), String(Math.ceil(OPS / 2)), '20'], { maxBuffer: 1 << 20 }))
       let done = false
       const finished = Promise.all(writers).finally(() => { done = true })
       let kills = 0
@@ -81,7 +82,7 @@ for (const dialect of await testDialects()) {
       assert.equal(workerErrors, '', 'the worker never failed before it was killed')
 
       // Caught up once more, without writing back, it holds exactly what its credential may see.
-      await run(process.execPath, [driver], { env: { ...env, SYNC_SEED: '1', SYNC_WRITE_BACK: 'false' } })
+      await run(process.execPath, [...NODE_TIERING, driver], { env: { ...env, SYNC_SEED: '1', SYNC_WRITE_BACK: 'false' } })
       assert.ok(existsSync(stateFile))
       const copy = JSON.parse(readFileSync(stateFile, 'utf8')) as Record<string, unknown>
       const visible = await visibleCopy(app, token, TYPES)

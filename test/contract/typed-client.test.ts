@@ -15,6 +15,7 @@ import { tsImport } from 'tsx/esm/api'
 import { BASE_PATH } from '../../src/kernel/machine-route.js'
 import { buildTestApp } from '../helpers/test-app.js'
 import { seedSmallCatalog } from '../helpers/fixtures.js'
+import { NODE_TIERING } from '../helpers/cli-command.js'
 
 const run = promisify(execFile)
 
@@ -73,7 +74,7 @@ test('openapi-typescript types compile with a typed client call, and that client
   writeFileSync(join(dir, 'gatehouse-api.ts'), types)
   writeFileSync(join(dir, 'client.ts'), CLIENT)
 
-  const tsc = await run(process.execPath, [resolve('node_modules/typescript/bin/tsc'), '-p', dir]).then(
+  const tsc = await run(process.execPath, [...NODE_TIERING, resolve('node_modules/typescript/bin/tsc'), '-p', dir]).then(
     () => ({ ok: true, out: '' }),
     (err: { stdout?: string; stderr?: string }) => ({ ok: false, out: `${err.stdout ?? ''}${err.stderr ?? ''}` }),
   )

@@ -13,9 +13,15 @@ const compiled = process.env.GATEHOUSE_TEST_CLI === 'dist'
 // As bin/gatehouse.js chooses: the bundle, or the compiled modules when esbuild was missing.
 const built = [join(ROOT, 'dist/bundle/gatehouse.js'), join(ROOT, 'dist/cli/main.js')].find((file) => existsSync(file))
 
+/**
+ * The V8 tiering budget this test process runs with (scripts/run-tests.mjs sets it: a
+ * short-lived process spends less CPU compiling), for the node processes a test starts.
+ */
+export const NODE_TIERING = process.execArgv.filter((arg) => arg.startsWith('--interrupt-budget'))
+
 /** Node's arguments for `gatehouse <args>`. */
 export function cliArgs(args: readonly string[]): string[] {
-  return compiled && built ? [built, ...args] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args]
+  return [...NODE_TIERING, ...(compiled && built ? [built, ...args] : ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args])]
 }
 
 /** The `bin/gatehouse.js` launcher, and what tells it to run the same build as cliArgs. */

@@ -10,6 +10,7 @@ import { mkdtempSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wr
 import { tmpdir } from 'node:os'
 import { dirname, join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { NODE_TIERING } from '../helpers/cli-command.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..')
 const CONFIG = join(ROOT, '.dependency-cruiser.cjs')
@@ -21,7 +22,7 @@ interface Cruise {
 }
 
 function cruise(cwd: string): Cruise {
-  const run = spawnSync(process.execPath, [BIN, 'src', '--config', CONFIG, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 })
+  const run = spawnSync(process.execPath, [...NODE_TIERING, BIN, 'src', '--config', CONFIG, '--output-type', 'json'], { cwd, encoding: 'utf8', maxBuffer: 64 << 20 })
   assert.ok(run.stdout.startsWith('{'), `dependency-cruiser failed: ${run.stderr}`)
   return JSON.parse(run.stdout) as Cruise
 }

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict'
 import { spawn } from 'node:child_process'
 import { tmpdir } from 'node:os'
 import { buildTestApp, testDatabase, type TestApp } from '../helpers/test-app.js'
-import { LAUNCHER, launcherEnv } from '../helpers/cli-command.js'
+import { LAUNCHER, NODE_TIERING, launcherEnv } from '../helpers/cli-command.js'
 import { runCliInProcess } from '../helpers/cli-in-process.js'
 import { startReceiver } from './helpers/receiver.js'
 
@@ -17,7 +17,7 @@ const ADMIN = 'operator-admin-token'
 /** `gatehouse <args>` as a real process. */
 function gatehouseProcess(args: readonly string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [LAUNCHER, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', ...launcherEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
+    const child = spawn(process.execPath, [...NODE_TIERING, LAUNCHER, ...args], { cwd: tmpdir(), env: { PATH: process.env.PATH ?? '', ...launcherEnv, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => { stdout += d.toString() })

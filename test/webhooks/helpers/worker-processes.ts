@@ -2,7 +2,7 @@
 // operator scales out, so tests can kill it (SIGKILL) or stop it (SIGTERM).
 import { spawn, type ChildProcess } from 'node:child_process'
 import { tmpdir } from 'node:os'
-import { LAUNCHER, launcherEnv } from '../../helpers/cli-command.js'
+import { LAUNCHER, NODE_TIERING, launcherEnv } from '../../helpers/cli-command.js'
 
 export { processDatabaseUrl } from '../../helpers/serve-process.js'
 
@@ -17,7 +17,7 @@ export interface WorkerProcess {
 export async function startWorkerProcess(env: Record<string, string>, args: readonly string[] = []): Promise<WorkerProcess> {
   // A scratch working directory, so no .env of the checkout leaks into the settings.
   // The `gatehouse` launcher itself (compiled under `npm test`: test/helpers/cli-command.ts).
-  const child = spawn(process.execPath, [LAUNCHER, 'worker', ...args], {
+  const child = spawn(process.execPath, [...NODE_TIERING, LAUNCHER, 'worker', ...args], {
     cwd: tmpdir(),
     env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '', ...launcherEnv, PLUGIN_GATEHOUSE_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
