@@ -16,6 +16,7 @@ import pg from 'pg'
 import { loadEsbuild } from './bundle.mjs'
 import { bundleTests } from './test-bundle.mjs'
 import { mergeTimes } from './test-times-file.mjs'
+import { fileWeights, shrinkingGroups } from './test-groups.mjs'
 
 const collect = (dir) => readdirSync(dir).flatMap((name) => {
   const p = join(dir, name)
@@ -136,8 +137,8 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 // their own; the groups run side by side (GATEHOUSE_TEST_CONCURRENCY at a time, 3 by default:
 // with the waiting lane and the main runner's lower priority, three fill both cores where two
 // left them idle part of the time: 287–298 s against 312 s, back to back on this two-core
-// machine; see docs/decisions.md, "Tenth round"). About ten files a group: fewer start-ups, still enough groups for them to end
-// close together. A file that must have a process to itself says so with the line
+// machine; see docs/decisions.md, "Tenth round"). About ten files' time a group at first,
+// shorter groups at the end, so they end close together (shrinkingGroups). A file that must have a process to itself says so with the line
 // `// npm test: own process`. Files whose assertions bound how long something takes (a
 // timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
 // so no two of them run at the same time and they meet the other groups while those start.
@@ -147,9 +148,9 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 // idle (see docs/decisions.md, "Ninth round").
 // GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
-const { entries, waiting } = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10))
-
 const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '3'
+const { entries, waiting } = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10), Math.max(1, Number(concurrency) || 1))
+
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
 const reporters = ['--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=./scripts/test-timeout-reporter.mjs', '--test-reporter-destination=stdout']
@@ -233,25 +234,15 @@ function childCpu() {
  * The paths to hand node:test, `entries` for the main runner and `waiting` for the waiting
  * lane: files that want their own process as they are, the timing files in one group, first,
  * the waiting files in a group of their own, the others in groups of about `size`, each group
- * an entry file importing its members. Groups are filled
- * largest file first into the lightest group (a file's size stands in for its running time),
- * so that no group is left running alone at the end.
+ * an entry file importing its members (shrinkingGroups).
  */
-function groupFiles(all, size) {
+function groupFiles(all, size, slots) {
   const marked = (f, line) => readFileSync(f, 'utf8').includes(`// npm test: ${line}`)
   const alone = all.filter((f) => size <= 1 || marked(f, 'own process'))
   const waits = all.filter((f) => !alone.includes(f) && marked(f, 'waits'))
   const timing = all.filter((f) => !alone.includes(f) && !waits.includes(f) && marked(f, 'timing'))
   const shared = all.filter((f) => !alone.includes(f) && !waits.includes(f) && !timing.includes(f))
-  const count = Math.ceil(shared.length / Math.max(1, size))
-  const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : Array.from({ length: count }, () => ({ weight: 0, files: [] }))
-  if (shared.length > 1) {
-    for (const f of [...shared].sort((a, b) => statSync(b).size - statSync(a).size)) {
-      const lightest = groups.reduce((m, g) => (g.weight < m.weight ? g : m))
-      lightest.weight += statSync(f).size
-      lightest.files.push(f)
-    }
-  }
+  const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : shrinkingGroups(shared, Math.max(1, size), slots, fileWeights('test/file-times.tsv'))
   // The timing files' group first: node:test starts the entries in the order given.
   const lead = timing.length > 0 ? 1 : 0
   if (lead) groups.unshift({ files: timing })
