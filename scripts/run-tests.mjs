@@ -9,7 +9,7 @@
 // as skipped instead of silently running fewer tests.
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
-import { join, resolve } from 'node:path'
+import { join, relative, resolve } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { spawn, spawnSync } from 'node:child_process'
 import pg from 'pg'
@@ -26,7 +26,8 @@ const collect = (dir) => readdirSync(dir).flatMap((name) => {
 const filters = process.argv.slice(2)
 // An argument that names a test file the walk leaves out (a fixture: test/tooling's tests run
 // this script on files made to hang) runs that file too.
-const named = filters.filter((x) => x.endsWith('.test.ts') && existsSync(x))
+// Named as the walk names it (`./test/x.test.ts` is `test/x.test.ts`), so no file runs twice.
+const named = filters.filter((x) => x.endsWith('.test.ts') && existsSync(x)).map((x) => relative('.', x))
 const files = [...new Set([...collect('test').filter((f) => filters.length === 0 || filters.some((x) => f.includes(x))), ...named])].sort()
 if (files.length === 0) {
   console.error('no test files matched')
@@ -148,8 +149,18 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 // idle (see docs/decisions.md, "Ninth round").
 // GATEHOUSE_TEST_GROUP_SIZE=1 runs every file alone.
 const groupDir = join(tmpdir(), `gatehouse-test-groups-${env.GATEHOUSE_TEST_RUN}`)
-const concurrency = process.env.GATEHOUSE_TEST_CONCURRENCY ?? '3'
-const { entries, waiting } = groupFiles(files, Number(process.env.GATEHOUSE_TEST_GROUP_SIZE ?? 10), Math.max(1, Number(concurrency) || 1))
+/** A whole number of at least 1 from the variable `name`, or `fallback` when it is unset. */
+function countSetting(name, fallback) {
+  const raw = process.env[name]
+  if (raw === undefined || raw === '') return fallback
+  if (!/^[1-9][0-9]*$/.test(raw)) {
+    console.error(`${name} must be a whole number of at least 1 (got ${JSON.stringify(raw)})`)
+    process.exit(1)
+  }
+  return Number(raw)
+}
+const concurrency = countSetting('GATEHOUSE_TEST_CONCURRENCY', 3)
+const { entries, waiting } = groupFiles(files, countSetting('GATEHOUSE_TEST_GROUP_SIZE', 10), concurrency)
 
 const started = { at: Date.now(), cpu: childCpu(), load: loadavg()[0] }
 // GATEHOUSE_TEST_TIMES=out.tsv: per-file wall and CPU times (scripts/test-timing.mjs).
@@ -165,8 +176,9 @@ if (env.GATEHOUSE_TEST_TIMES) reporters.push('--test-reporter=./scripts/test-tim
 // long-lived server. A test process lives a minute or less and runs most of the app's code a
 // few times, so TurboFan compiled much that then barely ran: a fifth of the test processes'
 // CPU. Sixteen times the budget leaves that code to the interpreter and baseline compiler and
-// still optimises what is really hot: about 15 % less CPU (docs/decisions.md, "The suite's
-// JIT budget"). The CLI processes the tests start get the same (test/helpers/cli-command.ts).
+// still optimises what is really hot: about 15 % less CPU (docs/decisions.md, "Eleventh
+// round"). The CLI and worker processes the tests start get the same (NODE_TIERING in
+// test/helpers/cli-command.ts).
 const tiering = ['--interrupt-budget=1081344']
 const loader = [...tiering, ...(bundleDir ? ['--enable-source-maps'] : ['--import', 'tsx']), '--conditions=gatehouse-source']
 // Ctrl-C reaches the test processes too (one process group): this one waits for them to end,
@@ -243,18 +255,16 @@ function groupFiles(all, size, slots) {
   const timing = all.filter((f) => !alone.includes(f) && !waits.includes(f) && marked(f, 'timing'))
   const shared = all.filter((f) => !alone.includes(f) && !waits.includes(f) && !timing.includes(f))
   const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : shrinkingGroups(shared, Math.max(1, size), slots, fileWeights('test/file-times.tsv'))
-  // The timing files' group first: node:test starts the entries in the order given.
-  const lead = timing.length > 0 ? 1 : 0
-  if (lead) groups.unshift({ files: timing })
-  // Timed (GATEHOUSE_TEST_TIMES), a file of its own runs through an entry too, for the timer.
+  // The timing files' group first, then the files of their own, then the others in the order
+  // cut. node:test starts its files sorted by path: the entries' numbered names keep this order.
   const timed = Boolean(process.env.GATEHOUSE_TEST_TIMES)
-  const entryGroups = timed ? [...groups.slice(0, lead), ...alone.map((f) => ({ files: [f] })), ...groups.slice(lead)] : groups
+  const entryGroups = [...(timing.length > 0 ? [{ files: timing }] : []), ...alone.map((f) => ({ files: [f] })), ...groups]
   if (waits.length > 0) entryGroups.push({ files: waits })
   if (!timed && entryGroups.length <= 1 && entryGroups.every((g) => g.files.length <= 1)) return { entries: all.map(runnable), waiting: [] }
   mkdirSync(groupDir, { recursive: true })
   const timer = pathToFileURL(resolve('scripts/test-timing.mjs')).href
   const written = entryGroups.map((g, i) => {
-    const entry = join(groupDir, `group-${String(i + 1).padStart(2, '0')}.test.mjs`)
+    const entry = join(groupDir, `group-${String(i + 1).padStart(4, '0')}.test.mjs`)
     // A file that fails to load is reported as a failing test, and the group goes on.
     const lines = g.files.sort().map((f) => {
       const url = JSON.stringify(pathToFileURL(resolve(runnable(f))).href)
@@ -265,5 +275,5 @@ function groupFiles(all, size, slots) {
     return entry
   })
   const waiting = waits.length > 0 ? [written.pop()] : []
-  return { entries: timed ? written : [...written.slice(0, lead), ...alone.map(runnable), ...written.slice(lead)], waiting }
+  return { entries: written, waiting }
 }

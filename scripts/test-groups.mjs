@@ -14,8 +14,8 @@ export function fileWeights(table) {
   try { measured = readTimes(table) } catch { /* no table: sizes only */ }
   const size = (f) => statSync(f).size
   const wall = (f) => (Number.isFinite(measured.get(f)?.wall) ? measured.get(f).wall : undefined)
-  // Seconds a byte: the median of the listed files still there (0.00033 in the table of
-  // 2026-11-30, which is the figure used without a table).
+  // Seconds a byte: the median of the listed files still there (about 0.0003 in the tables of
+  // 2026-11-30; that figure without a table).
   const ratios = [...measured.keys()].filter((f) => wall(f) !== undefined && existsSync(f)).map((f) => wall(f) / Math.max(1, size(f)))
   const perByte = ratios.sort((a, b) => a - b)[Math.floor(ratios.length / 2)] ?? 0.00033
   return (f) => wall(f) ?? size(f) * perByte
@@ -24,7 +24,7 @@ export function fileWeights(table) {
 /**
  * `files` in groups of one process each, in the order node:test is to start them: longest
  * files first, each group filled from the head of that order up to its share of the time left
- * (and at most twice `size` files). The share is `size` files' time on average at first, then
+ * (and at most twice `size` files, unless they are shorter than MIN_GROUP_S together). The share is `size` files' time on average at first, then
  * what is left divided among the `slots` processes running at once, so the last groups are
  * short and end close together (guided self-scheduling); never below MIN_GROUP_S, since each
  * process costs its start-up. Equal groups of ten files by size had taken 14 to 53 s in one
@@ -42,7 +42,9 @@ export function shrinkingGroups(files, size, slots, weight) {
   while (order.length > 0) {
     const share = Math.max(MIN_GROUP_S, Math.min(total / count, left / slots))
     const group = { weight: 0, files: [] }
-    while (order.length > 0 && (group.files.length === 0 || (group.weight + weight(order[0]) <= share && group.files.length < 2 * size))) {
+    // Twice `size` files at most, unless they add up to less than MIN_GROUP_S.
+    const room = () => group.weight + weight(order[0]) <= share && (group.files.length < 2 * size || group.weight < MIN_GROUP_S)
+    while (order.length > 0 && (group.files.length === 0 || room())) {
       const f = order.shift()
       group.weight += weight(f)
       group.files.push(f)

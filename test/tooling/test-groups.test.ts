@@ -37,6 +37,16 @@ test('a group is never shorter than five seconds, unless it holds the last files
   assert.equal(groups.flatMap((g) => g.files).length, 30)
 })
 
+test('a group holds at most twice the group size, unless its files add up to less than five seconds', () => {
+  // After the long file, the short ones' share (17.7 s) would fit 44 of them in one group.
+  const times = new Map([['long', 100], ...Array.from({ length: 60 }, (_, i) => [`short${i}`, 0.4] as const)])
+  const groups = shrinkingGroups([...times.keys()], 10, 1, (f) => times.get(f) ?? 0)
+  assert.ok(groups.every((g) => g.files.length <= 20), groups.map((g) => g.files.length).join(' '))
+  // Files of nothing at all share one process rather than one each per twenty.
+  const empty = shrinkingGroups(Array.from({ length: 50 }, (_, i) => `e${i}`), 10, 3, () => 0)
+  assert.equal(empty.length, 1)
+})
+
 test('files the table lists are weighed by their wall time, others by their size at the table\'s seconds a byte', (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'gatehouse-test-groups-'))
   t.after(() => rmSync(dir, { recursive: true, force: true }))
