@@ -139,8 +139,8 @@ const runnable = (f) => (bundleDir ? join(bundleDir, f.replace(/\.ts$/, '.js')) 
 // with the waiting lane and the main runner's lower priority, three fill both cores where two
 // left them idle part of the time: 287–298 s against 312 s, back to back on this two-core
 // machine; see docs/decisions.md, "Tenth round"). About ten files' time a group at first,
-// shorter groups at the end, so they end close together (shrinkingGroups). A file that must have a process to itself says so with the line
-// `// npm test: own process`. Files whose assertions bound how long something takes (a
+// shorter groups at the end, so they end close together (shrinkingGroups). A file that must
+// have a process to itself says so with the line `// npm test: own process`. Files whose assertions bound how long something takes (a
 // timeout, a kill, a wake-up) say `// npm test: timing`: they share one group, started first,
 // so no two of them run at the same time and they meet the other groups while those start.
 // Files that spend their time waiting (for a timeout, a window, a proxy's black hole) with
@@ -254,7 +254,7 @@ function groupFiles(all, size, slots) {
   const waits = all.filter((f) => !alone.includes(f) && marked(f, 'waits'))
   const timing = all.filter((f) => !alone.includes(f) && !waits.includes(f) && marked(f, 'timing'))
   const shared = all.filter((f) => !alone.includes(f) && !waits.includes(f) && !timing.includes(f))
-  const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : shrinkingGroups(shared, Math.max(1, size), slots, fileWeights('test/file-times.tsv'))
+  const groups = shared.length <= 1 ? shared.map((f) => ({ files: [f] })) : shrinkingGroups(shared, size, slots, fileWeights('test/file-times.tsv'))
   // The timing files' group first, then the files of their own, then the others in the order
   // cut. node:test starts its files sorted by path: the entries' numbered names keep this order.
   const timed = Boolean(process.env.GATEHOUSE_TEST_TIMES)
