@@ -21,18 +21,19 @@ export function fileWeights(table) {
   return (f) => wall(f) ?? size(f) * perByte
 }
 
+/** The shortest a group is cut (seconds of its files' expected time): a process costs its start-up. */
+const MIN_GROUP_S = 5
+
 /**
  * `files` in groups of one process each, in the order node:test is to start them: longest
  * files first, each group filled from the head of that order up to its share of the time left
- * (and at most twice `size` files, unless they are shorter than MIN_GROUP_S together). The share is `size` files' time on average at first, then
- * what is left divided among the `slots` processes running at once, so the last groups are
- * short and end close together (guided self-scheduling); never below MIN_GROUP_S, since each
- * process costs its start-up. Equal groups of ten files by size had taken 14 to 53 s in one
- * run, and whichever long one started last ran alone at the end: 13–20 s with a core idle
- * (docs/decisions.md, "Eleventh round").
+ * (and at most twice `size` files, unless they are shorter than MIN_GROUP_S together). The
+ * share is `size` files' time on average at first, then what is left divided among the `slots`
+ * processes running at once, so the last groups are short and end close together (guided
+ * self-scheduling); never below MIN_GROUP_S. Equal groups of ten files by size had taken 14
+ * to 53 s in one run, and whichever long one started last ran alone at the end: 13–20 s with a
+ * core idle (docs/decisions.md, "Eleventh round").
  */
-const MIN_GROUP_S = 5
-
 export function shrinkingGroups(files, size, slots, weight) {
   const count = Math.ceil(files.length / size)
   const order = [...files].sort((a, b) => weight(b) - weight(a))
