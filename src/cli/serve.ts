@@ -4,6 +4,7 @@
 import { setFlagsFromString } from 'node:v8'
 import { createServer } from 'node:net'
 import type { Command } from 'commander'
+import type { Logger } from 'pino'
 import { buildApp, type GatehouseApp } from '../compose/app.js'
 import { setFromCommandLine, type Settings } from '../kernel/settings.js'
 import { loadCliSettings } from './context.js'
@@ -56,6 +57,11 @@ export interface ServeOptions {
   readonly handleSignals?: boolean
   /** The port came from `--port`: a busy port is then blamed on that option, not the setting. */
   readonly portFromOption?: boolean
+  /**
+   * Fastify's own "Server listening" log line (default true). `start` prints a banner with the
+   * same address, and that JSON line landed in the middle of its text.
+   */
+  readonly logListening?: boolean
 }
 
 const portInUse = (settings: Settings, opts: ServeOptions) =>
@@ -79,7 +85,7 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
   const app = await buildApp({ settings })
   let address: string
   try {
-    address = await app.app.listen({ host: settings.host, port: settings.port })
+    address = await listenQuietly(app, settings, opts.logListening === false)
   } catch (err) {
     await app.close().catch(() => {})
     const code = (err as { code?: string }).code
@@ -123,6 +129,19 @@ export async function serve(settings: Settings, opts: ServeOptions = {}): Promis
   const port = new URL(address).port
   const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host
   return { url: `http://${host}:${port}`, app, closed, close }
+}
+
+/** Listens; `quiet`: without the info line Fastify logs then (warnings and errors still show). */
+async function listenQuietly(app: GatehouseApp, settings: Settings, quiet: boolean): Promise<string> {
+  const log = app.app.log as Logger
+  const level = log.level
+  // Only ever raised: a log level of `error` or `silent` stays as it is.
+  if (quiet && log.levelVal < log.levels.values.warn) log.level = 'warn'
+  try {
+    return await app.app.listen({ host: settings.host, port: settings.port })
+  } finally {
+    log.level = level
+  }
 }
 
 export function printListening(url: string, workers = 1): void {

@@ -42,7 +42,7 @@ export function registerStart(program: Command): void {
       // whose heap and malloc arenas do not give it back (about 15 MB of an idle server).
       const code = await runChild(['start', '--setup-only', ...(opts.demo ? [] : ['--no-demo'])])
       if (code !== 0) return void (process.exitCode = code ?? 1)
-      const server = await serve(settings, { portFromOption: opts.port !== undefined })
+      const server = await serve(settings, { portFromOption: opts.port !== undefined, logListening: false })
       printListening(server.url)
       await server.closed
     })

@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import { verifyAdminLogin } from '../../src/auth/admin-accounts.js'
 import { ROOT, cliArgs, cliDatabase, cliEnv } from './helpers/cli.js'
 import { freePort } from '../helpers/free-port.js'
+import { startServeProcess } from '../helpers/serve-process.js'
+import { until } from '../helpers/until.js'
 
 interface Started {
   readonly child: ChildProcess
@@ -77,7 +79,8 @@ function assertGettingStartedSample(stdout: string, stderr: string): void {
 test('start serves demo data and prints a working token and admin login once', async (t) => {
   const target = await cliDatabase('sqlite')
   t.after(() => target.destroy())
-  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url }
+  // At the default log level: the banner is the only line that says where it listens.
+  const env = { PLUGIN_GATEHOUSE_DATABASE_URL: target.url, PLUGIN_GATEHOUSE_LOG_LEVEL: 'info' }
 
   const first = await start(env)
   t.after(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL') })
@@ -115,6 +118,7 @@ test('start serves demo data and prints a working token and admin login once', a
 
   assert.equal(await first.stop(), 0)
   assert.match(first.output(), /Gatehouse listening on http:\/\/127\.0\.0\.1:\d+/)
+  assert.doesNotMatch(first.output(), /Server listening/, 'no JSON listen line inside the banner')
   assertGettingStartedSample(first.output(), first.errors())
 
   // The admin login printed is the one stored.
@@ -140,4 +144,14 @@ test('start serves demo data and prints a working token and admin login once', a
   assert.equal(await second.stop(), 0)
   const counts = await database.db.selectFrom('credentials').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()
   assert.equal(Number(counts.n), 1)
+})
+
+// `serve` is what runs under a log pipeline: there Fastify's JSON line saying where it listens
+// stays (only `start`, which prints the address in its banner, leaves it out).
+test('serve at the info log level still logs the JSON listen line', async (t) => {
+  const target = await cliDatabase('sqlite')
+  t.after(() => target.destroy())
+  const served = await startServeProcess({ PLUGIN_GATEHOUSE_DATABASE_URL: target.url, PLUGIN_GATEHOUSE_LOG_LEVEL: 'info' })
+  t.after(() => served.stop())
+  await until(() => /"msg":"Server listening at http:\/\/127\.0\.0\.1:\d+"/.test(served.output()), 'the JSON listen line')
 })
