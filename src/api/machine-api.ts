@@ -301,11 +301,19 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
   const notFound = (method: string, path: string) => `No route ${method} ${path}`
   // Unknown paths under the base (and other methods on a root alias, which must behave like
   // the base path): authenticate first, then 405 (known path, other method) or 404.
-  app.setNotFoundHandler(async (request, reply) => {
+  const answerUnmatched = async (request: FastifyRequest, reply: FastifyReply) => {
     const path = request.url.split('?')[0]
     if (!path.startsWith(BASE_PATH + '/') && path !== BASE_PATH && !rootAliases.has(path)) {
       return sendError(reply, request, new ApiError('NOT_FOUND', notFound(request.method, path)))
     }
     return sendUnmatched(request, reply, { table, authenticate, notFound })
+  }
+  app.setNotFoundHandler(answerUnmatched)
+  // No route reads the body of such a request, so it is answered before the body is read: a
+  // body over the limit is then a 401, 404 or 405 like any other (DESIGN §4's order of
+  // checks), not a 413. Other plugins' not-found handlers (admin API, panel) keep theirs.
+  app.addHook('onRequest', async (request, reply) => {
+    // `request.server` is the instance whose not-found handler answers: this one, not a plugin's.
+    if (request.is404 && request.server === app) return answerUnmatched(request, reply)
   })
 }
