@@ -59,6 +59,7 @@ export function changeRoutes(services: Services): MachineRoute[] {
     // `fields` projects each snapshot; the change items themselves always come whole.
     projectable: false,
     errors: ['INVALID_REQUEST', 'FORBIDDEN', 'CURSOR_EXPIRED'], cacheable: true, cachePerCredential: true,
-    handler: ({ query, caller }) => listChanges(services, query, caller),
+    gathersProblems: true,
+    handler: ({ query, caller, problems }) => listChanges(services, query, caller, problems),
   }]
 }

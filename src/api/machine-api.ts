@@ -7,7 +7,8 @@ import type { CredentialService } from '../auth/credentials.js'
 import type { Caller } from '../kernel/caller.js'
 import type { RateDecision, RateLimiter } from '../auth/rate-limit.js'
 import type { Settings } from '../kernel/settings.js'
-import { sendError } from './error-handler.js'
+import { sendError, toApiError } from './error-handler.js'
+import { InputProblems } from '../kernel/input-problems.js'
 import { RouteTable, sendUnmatched } from './route-table.js'
 import type { PageCache } from '../operations/page-cache.js'
 import { textProblem } from '../store/validation.js'
@@ -232,6 +233,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       url,
       schema: Object.fromEntries(Object.entries({ querystring: route.querystring ?? NO_PARAMETERS, body: route.body, params: route.params }).filter(([, v]) => v !== undefined)),
       config: { machineRoute: route },
+      attachValidation: route.gathersProblems === true && route.method === 'GET',
       // Authentication and scope come before input validation (DESIGN §4 order of checks).
       // (Hooks take `done` and call it at once when nothing needs waiting for: an async hook
       // costs a promise and a turn of the microtask queue on every request.)
@@ -271,12 +273,20 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
       },
       handler: async (request, reply) => {
         const caller = request.caller as Caller
+        // Set only where the route gathers problems (attachValidation below).
+        const refused = request.validationError
+        const problems = new InputProblems(refused ? toApiError(refused, request)?.details : undefined)
         // A use is a call that passed every check (DESIGN §10 times the first successful one):
         // a refusal for a missing scope or a bad parameter is none.
-        opts.credentials.noteUse(caller.credentialId)
-        const run = () => route.handler({ request, reply, caller, query: request.query, body: request.body })
+        if (!refused) opts.credentials.noteUse(caller.credentialId)
+        const query = refused ? withoutNamed(request.query as Record<string, unknown>, problems) : request.query
+        const run = () => route.handler({ request, reply, caller, query, body: request.body, problems })
         let result: Awaited<ReturnType<typeof run>>
-        if (route.cacheable && opts.pageCache) {
+        if (refused) {
+          result = await run()
+          // A handler that gathers throws before it reads; should one not, the query is still refused.
+          problems.throwIfAny()
+        } else if (route.cacheable && opts.pageCache) {
           const variant = opts.cacheVariant?.(caller) ?? ''
           const key = `${route.key}|${scopeKey(caller)}|${typeof variant === 'string' ? variant : await variant}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`
           result = await opts.pageCache.through(key, run)
@@ -316,4 +326,9 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
     // `request.server` is the instance whose not-found handler answers: this one, not a plugin's.
     if (request.is404 && request.server === app) return answerUnmatched(request, reply)
   })
+}
+
+/** `query` without the members a problem names (`limit` for `limit`, `filter` for `filter.x`). */
+function withoutNamed(query: Record<string, unknown>, problems: InputProblems): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(query).filter(([name]) => !problems.has(name)))
 }

@@ -18,7 +18,8 @@ export function resourceRoutes(services: Services): MachineRoute[] {
       errors: ['INVALID_REQUEST'],
       // Pages that depend on the clock (lastDays) are not cached.
       cacheable: !Object.values(r.listParams ?? {}).some((p) => p.kind === 'withinDays'),
-      handler: ({ query, caller }) => listRecords(services, r, query, caller),
+      gathersProblems: true,
+      handler: ({ query, caller, problems }) => listRecords(services, r, query, caller, problems),
     })
     if (r.selectors) {
       routes.push({
@@ -26,7 +27,8 @@ export function resourceRoutes(services: Services): MachineRoute[] {
         tag: r.type, scope, optionalScopes, flag: r.flag, querystring: showQuerySchema(r), data: r.fullItem,
         // 409 where a selector is unique only with other columns and may match several records.
         errors: ['INVALID_REQUEST', 'NOT_FOUND', ...(r.selectors.some((s) => r.columns[s.column]?.uniqueWith) ? ['CONFLICT' as const] : [])], cacheable: true,
-        handler: ({ query, caller }) => showRecord(services, r, query, caller),
+        gathersProblems: true,
+        handler: ({ query, caller, problems }) => showRecord(services, r, query, caller, problems),
       })
     }
   }

@@ -2,6 +2,7 @@
 // Fastify routes, validation, /capabilities, /openapi.json and /schema are built from them.
 import { Type, type TObject, type TSchema } from '@sinclair/typebox'
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { InputProblems } from './input-problems.js'
 import type { ErrorCode } from './errors.js'
 import type { Caller } from './caller.js'
 import type { Settings } from './settings.js'
@@ -37,11 +38,14 @@ export interface RouteContext {
   readonly request: FastifyRequest
   readonly reply: FastifyReply
   readonly caller: Caller
-  // Validated by the route's schemas before the handler runs.
+  // Validated by the route's schemas before the handler runs (for a route that gathers
+  // problems: without the members the query string's schema refused, named in `problems`).
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly query: any
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   readonly body: any
+  /** The input's problems so far; the handler adds its own and throws them all at once. */
+  readonly problems: InputProblems
 }
 
 export interface MachineRoute {
@@ -109,6 +113,12 @@ export interface MachineRoute {
   readonly bare?: boolean
   /** Other media types a 200 answer may take, chosen by Accept and sent as a TextRouteResult (Prometheus text for /metrics). */
   readonly alternates?: readonly { readonly mediaType: string; readonly description: string }[]
+  /**
+   * A GET whose handler reads `problems`: a query string its schema refuses still reaches the
+   * handler, without the refused members, so one 400 names those and the handler's own (a bad
+   * `limit` and a bad `filter` together). Other routes answer the schema's problems first.
+   */
+  readonly gathersProblems?: boolean
   readonly handler: (ctx: RouteContext) => Promise<RouteResult | RawRouteResult | TextRouteResult>
 }
 

@@ -13,6 +13,7 @@ import { parseBoolean } from '../kernel/booleans.js'
 import { positionExpired } from './feed-position.js'
 import { parseChangeFilter, snapshotConditions, type ChangeFilter } from './change-filter.js'
 import { isoOf } from '../store/documents.js'
+import { InputProblems } from '../kernel/input-problems.js'
 import { queryDigest } from '../kernel/cursor.js'
 import { parseFields, type FieldTree } from '../kernel/projection.js'
 import type { ReadContext } from './read-context.js'
@@ -56,58 +57,68 @@ function requireTypeScopes(ctx: ReadContext, types: readonly string[], caller: C
 
 const sameTypes = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((t) => b.includes(t))
 
-export async function listChanges(ctx: ReadContext, input: ListInput, caller: Caller): Promise<JsonResult> {
-  return changePage(ctx, input, caller, ctx.database.adapter.rendersChangePages)
+export async function listChanges(ctx: ReadContext, input: ListInput, caller: Caller, problems?: InputProblems): Promise<JsonResult> {
+  return changePage(ctx, input, caller, ctx.database.adapter.rendersChangePages, problems)
 }
 
 /**
  * listChanges, its items written by the database when `inDatabase` allows it (no `fields`
  * projection: that needs the parsed document) or from the page's rows here. The tests read
- * the same pages both ways and compare the text.
+ * the same pages both ways and compare the text. `problems`: the input's problems found so far
+ * (the machine API's schema's); the checks here add theirs and one 400 names them all.
  */
-export async function changePage(ctx: ReadContext, input: ListInput, caller: Caller, inDatabase: boolean): Promise<JsonResult> {
-  const filter: ChangeFilter = input.filter !== undefined ? parseChangeFilter(input.filter, servedChangeTypes(ctx)) : {}
-  const origins = input.origin !== undefined ? parseOrigins(input.origin) : undefined
+export async function changePage(ctx: ReadContext, input: ListInput, caller: Caller, inDatabase: boolean, problems = new InputProblems()): Promise<JsonResult> {
+  // Each parameter on its own first; then what can be told only of several valid ones.
+  const filter: ChangeFilter = (input.filter !== undefined ? problems.attempt(() => parseChangeFilter(input.filter, servedChangeTypes(ctx))) : undefined) ?? {}
+  const origins = input.origin !== undefined ? problems.attempt(() => parseOrigins(input.origin)) : undefined
   const excludeOwn = input.excludeOwn !== undefined && parseBoolean(input.excludeOwn) === true
+  if (input.cursor !== undefined && input.after !== undefined) problems.add('after', 'give either cursor or after, not both')
+  const cursor = input.cursor !== undefined ? problems.attempt(() => ctx.cursors.decode<ChangeCursor>(input.cursor)) : undefined
+  const asked = input.types !== undefined ? problems.attempt(() => parseTypes(ctx, input.types)) : undefined
   // origin and excludeOwn are not part of the cursor's query: they pick changes by position,
   // so a follower may switch them between pages (a sync turning two-way keeps its checkpoint).
   const digest = queryDigest({ filter: input.filter ?? null })
   let afterSeq = 0
-  let types: string[]
+  let types: string[] = asked ?? [...ctx.resources.changeFeedTypes]
   let named = input.types !== undefined
   let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
-  if (input.cursor !== undefined && input.after !== undefined) throw invalid('after', 'give either cursor or after, not both')
-  if (input.cursor !== undefined) {
-    const c = ctx.cursors.decode<ChangeCursor>(input.cursor)
-    if (c.q !== digest || !Array.isArray(c.t) || typeof c.s !== 'number') throw invalid('cursor', 'cursor belongs to a different query; repeat the filter of the first page')
+  if (cursor !== undefined && !problems.has('filter')) {
+    if (cursor.q !== digest || !Array.isArray(cursor.t) || typeof cursor.s !== 'number') problems.add('cursor', 'cursor belongs to a different query; repeat the filter of the first page')
     // A cursor keeps its types; `types` may repeat them, not change them (as on lists).
-    if (input.types !== undefined && !sameTypes(parseTypes(ctx, input.types), c.t)) {
-      throw invalid('types', `the cursor belongs to types ${c.t.join(',')}; repeat them or leave types out`)
+    else if (asked !== undefined && !sameTypes(asked, cursor.t)) problems.add('types', `the cursor belongs to types ${cursor.t.join(',')}; repeat them or leave types out`)
+    else {
+      afterSeq = cursor.s
+      types = cursor.t
+      named = cursor.x === 1
+      updatedSince = cursor.u
     }
-    afterSeq = c.s
-    types = c.t
-    named = c.x === 1
-    updatedSince = c.u
-  } else {
-    types = input.types !== undefined ? parseTypes(ctx, input.types) : [...ctx.resources.changeFeedTypes]
-    if (input.after !== undefined) {
-      // A position taken from GET /changes/position, a webhook or an item: the changes after it.
-      afterSeq = Number(input.after)
-      const bounds = await readFeedBounds(ctx.database.db)
-      if (afterSeq < bounds.oldest) throw positionExpired('after', afterSeq, bounds.oldest, ctx.settings.changesRetentionDays)
-      if (afterSeq > bounds.newest) throw invalid('after', `position ${afterSeq} is past the newest position ${bounds.newest}`)
-    }
+  }
+  const readable = new Set(readableChangeTypes(ctx, caller))
+  let effective = types.filter((t) => readable.has(t))
+  if (filter.resourceType) effective = effective.filter((t) => t === filter.resourceType)
+  const resources = effective.map((t) => ctx.resources.byChangeType(t) as Resource)
+  const typesKnown = !problems.has('filter') && !problems.has('types') && !problems.has('cursor')
+  // The scope of each type asked for by name comes before the input's problems (DESIGN §4).
+  if (named && typesKnown) requireTypeScopes(ctx, types, caller)
+  // The fields a page may show depend on its types: judged once they are known.
+  const fields: FieldTree | undefined = input.fields !== undefined && typesKnown ? problems.attempt(() => feedFields(input.fields, resources, caller)) : undefined
+  // So do a snapshot filter's paths, which must exist in every type of the page.
+  const snapshot = filter.snapshot
+  const snapshotTests = snapshot !== undefined && typesKnown
+    ? problems.attempt(() => resources.map((r) => snapshotConditions(r, snapshot, visibility(r, caller).withSensitive)))
+    : undefined
+  problems.throwIfAny()
+
+  if (input.cursor === undefined && input.after !== undefined) {
+    // A position taken from GET /changes/position, a webhook or an item: the changes after it.
+    afterSeq = Number(input.after)
+    const bounds = await readFeedBounds(ctx.database.db)
+    if (afterSeq < bounds.oldest) throw positionExpired('after', afterSeq, bounds.oldest, ctx.settings.changesRetentionDays)
+    if (afterSeq > bounds.newest) throw invalid('after', `position ${afterSeq} is past the newest position ${bounds.newest}`)
   }
   // A first page (no cursor, no `after`) starts at 0; after pruning, the position it hands
   // back must still be kept (below), or its cursor would answer 410 on the next page.
   const fresh = input.cursor === undefined && input.after === undefined
-  if (named) requireTypeScopes(ctx, types, caller)
-  const readable = new Set(readableChangeTypes(ctx, caller))
-  let effective = types.filter((t) => readable.has(t))
-  if (filter.resourceType) effective = effective.filter((t) => t === filter.resourceType)
-
-  const resources = effective.map((t) => ctx.resources.byChangeType(t) as Resource)
-  const fields: FieldTree | undefined = input.fields !== undefined ? feedFields(input.fields, resources, caller) : undefined
 
   // While a run of a bounded workflow is open, a record outside its boundary (as it is now) is
   // one the caller may not see: its changes come as deletes without a snapshot, so a mirror
@@ -118,11 +129,10 @@ export async function changePage(ctx: ReadContext, input: ListInput, caller: Cal
   // Records the caller may not see now (entries other than live without
   // entries:read_all_statuses, blocks of such entries) leave its view: they appear as deletes
   // without a snapshot, which also tells a mirror to drop them.
-  const snapshot = filter.snapshot
-  const families: FeedFamily[] = resources.map((r) => ({
+  const families: FeedFamily[] = resources.map((r, i) => ({
     resource: r, withSensitive: visibility(r, caller).withSensitive,
     visible: [...visibilityConditions(ctx.resources, r, caller), ...(boundary === null ? [] : boundaryConditions(ctx.resources, r, boundary))],
-    ...(snapshot !== undefined ? { filter: snapshotConditions(r, snapshot, visibility(r, caller).withSensitive) } : {}),
+    ...(snapshotTests !== undefined ? { filter: snapshotTests[i] } : {}),
   }))
   // Conditions that may leave out most of the log (origins, the caller's own writes, a filter on
   // the snapshot) read a

@@ -14,12 +14,17 @@ import { jsonItems, type JsonResult } from '../kernel/json-result.js'
 import { readersOf } from './record-inputs.js'
 import { boundaryConditions, ownerConditions, renderRow, visibility } from './visibility.js'
 import { namesOtherQuery, readListPosition, writeListPosition } from '../kernel/list-position.js'
+import { InputProblems } from '../kernel/input-problems.js'
 
 /** Validated list parameters (`listQuerySchema(r)`): names and types depend on the family. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ListInput = Readonly<Record<string, any>>
 
-export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: ReadCaller): Promise<JsonResult> {
+/**
+ * `problems`: the input's problems found so far (the machine API's schema's); each check here
+ * adds its own, and one 400 names them all before anything is read.
+ */
+export async function listRecords(ctx: ReadContext, r: Resource, input: ListInput, caller: ReadCaller, problems = new InputProblems()): Promise<JsonResult> {
   const { withSensitive, allowed, denied } = visibility(r, caller)
   const conditions: Condition[] = [...ownerConditions(ctx.resources, r, caller)]
   // While a run of a bounded workflow is open, the caller's lists hold only what lies inside.
@@ -48,34 +53,37 @@ export async function listRecords(ctx: ReadContext, r: Resource, input: ListInpu
       case 'booleanColumn': conditions.push({ kind: 'eq', column: p.column, value: parseBoolean(v) === true }); break
       case 'booleanWhere':
         if (parseBoolean(v)) {
-          if (p.fullSyncOnly && input.updatedSince !== undefined) throw invalid(name, `${name} is available in full-sync mode only (without updatedSince)`)
-          conditions.push(...booleanWhere(r, p, input))
+          if (p.fullSyncOnly && input.updatedSince !== undefined) problems.add(name, `${name} is available in full-sync mode only (without updatedSince)`)
+          else conditions.push(...booleanWhere(r, p, input))
         }
         break
       case 'integer': {
         // Read only by a true boolean parameter; given without one it would be silently ignored.
+        // (A reader refused itself is named already: nothing to say of this one.)
         const readers = readersOf(r, name)
-        if (readers.length > 0 && !readers.some((b) => input[b] !== undefined && parseBoolean(input[b]) === true)) throw invalid(name, `needs ${readers.map((b) => `${b}=true`).join(' or ')}`)
+        if (readers.length > 0 && !readers.some((b) => problems.has(b) || (input[b] !== undefined && parseBoolean(input[b]) === true))) problems.add(name, `needs ${readers.map((b) => `${b}=true`).join(' or ')}`)
         break
       }
     }
   }
   if (input.filter !== undefined) {
-    const tests = parseFilter(input.filter, { schema: r.fullItem, sensitiveKeys: r.sensitiveKeys, sensitiveAllowed: withSensitive, sensitiveScope: r.sensitiveScope })
-    for (const test of tests) conditions.push({ kind: 'path', test })
+    const tests = problems.attempt(() => parseFilter(input.filter, { schema: r.fullItem, sensitiveKeys: r.sensitiveKeys, sensitiveAllowed: withSensitive, sensitiveScope: r.sensitiveScope }))
+    for (const test of tests ?? []) conditions.push({ kind: 'path', test })
     digestParts.filter = input.filter
   }
   const sortText: string = input.sort ?? 'updatedAt'
   const desc = sortText.startsWith('-')
   const sort: SortKey = desc ? sortText.slice(1) : sortText
   digestParts.sort = sortText
-  const fields = input.fields !== undefined ? parseFields(input.fields, allowed, denied) : undefined
+  const fields = input.fields !== undefined ? problems.attempt(() => parseFields(input.fields, allowed, denied)) : undefined
 
   const digest = queryDigest(digestParts)
   let after: { key: string | number; id: number } | undefined
   let updatedSince: number | undefined = input.updatedSince !== undefined ? Date.parse(input.updatedSince) : undefined
-  if (input.cursor !== undefined) {
-    const text = ctx.cursors.decodeText(input.cursor)
+  const text = input.cursor !== undefined ? problems.attempt(() => ctx.cursors.decodeText(input.cursor)) : undefined
+  // Whether a cursor belongs to this query can be told only of a query without problems.
+  problems.throwIfAny()
+  if (text !== undefined) {
     const c = readListPosition(text)
     if (c === undefined ? namesOtherQuery(text, digest) : c.q !== digest) throw invalid('cursor', 'cursor belongs to a different query; repeat the parameters of the first page')
     if (c === undefined) throw invalid('cursor', 'malformed cursor')

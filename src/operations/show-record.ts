@@ -10,19 +10,25 @@ import type { JsonResult } from '../kernel/json-result.js'
 import type { ListInput } from './list-records.js'
 import { boundaryConditions, renderRow, visibility, visibilityConditions } from './visibility.js'
 import type { Condition, RecordRow } from '../store/record-query.js'
+import { InputProblems } from '../kernel/input-problems.js'
 
-export async function showRecord(ctx: ReadContext, r: Resource, input: ListInput, caller: Caller): Promise<JsonResult> {
+/**
+ * `problems`: the input's problems found so far (the machine API's schema's); the checks here
+ * add theirs, and one 400 names them all before anything is read.
+ */
+export async function showRecord(ctx: ReadContext, r: Resource, input: ListInput, caller: Caller, problems = new InputProblems()): Promise<JsonResult> {
   const { withSensitive, allowed, denied } = visibility(r, caller)
-  const selectors = (r.selectors ?? []).filter((s) => input[s.name] !== undefined)
   const names = (r.selectors ?? []).map((s) => s.name)
+  // A selector the schema refused was given all the same: "exactly one" is judged with it.
+  const selectors = (r.selectors ?? []).filter((s) => input[s.name] !== undefined || problems.has(s.name))
   if (selectors.length !== 1) {
-    throw new ApiError('INVALID_REQUEST', `Give exactly one of: ${names.join(', ')}`,
-      names.map((n) => ({ param: n, problem: `exactly one of ${names.join(', ')} is required` })))
+    for (const n of names) if (!problems.has(n)) problems.add(n, `exactly one of ${names.join(', ')} is required`)
   }
+  const fields = input.fields !== undefined ? problems.attempt(() => parseFields(input.fields, allowed, denied)) : undefined
+  problems.throwIfAny()
   const selector = selectors[0]
   const where: Record<string, string | number> = { [selector.column]: input[selector.name] }
   for (const f of r.selectorFilters ?? []) if (input[f.name] !== undefined) where[f.column] = input[f.name]
-  const fields = input.fields !== undefined ? parseFields(input.fields, allowed, denied) : undefined
   const visible = visibilityConditions(ctx.resources, r, caller)
   // A selector unique only together with other columns (an entry's slug within its section)
   // may match several records when those are not given: say which, never pick one silently.
