@@ -25,6 +25,14 @@ const digest = (id: string) => createHash('sha256').update(id).digest('hex')
 /** Expired rows are swept now and then while writing, not on a timer of their own. */
 const SWEEP_EVERY = 200
 
+/**
+ * How long a client that registered itself (RFC 7591) is kept before an operator consents to
+ * it. Registration is open to anyone (rate-limited per address), so one that never reaches a
+ * grant must not stay for ever; a consent keeps it (keepRegisteredClient). A host whose
+ * registration ran out is answered `invalid_client` and registers again.
+ */
+export const UNUSED_CLIENT_TTL_MS = 24 * 3_600_000
+
 type AdapterClass = new (model: string) => ModelAdapter
 
 /**
@@ -61,14 +69,17 @@ function sqlAdapterClass(database: Database): AdapterClass {
       // A grant's own rows and every token issued under it share grant_id, so revoking the
       // grant (revokeByGrantId) removes them all at once.
       const grantId = typeof payload.grantId === 'string' ? payload.grantId : this.model === 'Grant' ? id : null
+      const client = this.model === 'Client'
       const row = {
         payload: JSON.stringify(rest),
         grant_id: grantId,
         uid: typeof payload.uid === 'string' ? payload.uid : null,
-        expires_at: expiresIn ? now + expiresIn * 1000 : null,
+        expires_at: expiresIn ? now + expiresIn * 1000 : client ? now + UNUSED_CLIENT_TTL_MS : null,
       }
+      // A client's row keeps its expiry when its metadata is written again: a consent cleared it.
+      const { expires_at: _expiry, ...kept } = row
       await db.insertInto('oauth_models').values({ model: this.model, id_digest: digest(id), consumed_at: null, ...row })
-        .onConflict((oc) => oc.columns(['model', 'id_digest']).doUpdateSet(row)).execute()
+        .onConflict((oc) => oc.columns(['model', 'id_digest']).doUpdateSet(client ? kept : row)).execute()
       if (++writes % SWEEP_EVERY === 0) await db.deleteFrom('oauth_models').where('expires_at', '<', now).execute()
     }
 
@@ -120,4 +131,9 @@ const ISSUED_UNDER_GRANT = ['Grant', 'AuthorizationCode', 'AccessToken', 'Refres
 export async function revokeGrants(db: Database['db'], grantIds: readonly string[]): Promise<void> {
   if (grantIds.length === 0) return
   await db.deleteFrom('oauth_models').where('grant_id', 'in', grantIds).where('model', 'in', ISSUED_UNDER_GRANT).execute()
+}
+
+/** An operator consented to this client: a registration it made is kept from now on (see UNUSED_CLIENT_TTL_MS). */
+export async function keepRegisteredClient(db: Database['db'], clientId: string): Promise<void> {
+  await db.updateTable('oauth_models').set({ expires_at: null }).where('model', '=', 'Client').where('id_digest', '=', digest(clientId)).execute()
 }

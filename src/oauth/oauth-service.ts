@@ -16,7 +16,7 @@ import { effectiveScopes, type ScopeInfo } from '../auth/scopes.js'
 import { createAuthorizationServer } from './authorization-server.js'
 import { grantLink, linkGrant, listGrantLinks, type GrantLink } from './oauth-grants.js'
 import { recordClient, type SeenClient } from './oauth-clients.js'
-import { revokeGrants } from './model-store.js'
+import { keepRegisteredClient, revokeGrants } from './model-store.js'
 import { auditProviderEvents, type OAuthAuditHook, type OAuthEvent } from './oauth-audit.js'
 import { StartedOnce } from '../kernel/started-once.js'
 
@@ -177,6 +177,7 @@ export class OAuthService {
     const grantId = await grant.save()
     const db = this.opts.database.db
     await linkGrant(db, { grantId, credentialId: credential.id, clientId: request.client.clientId, grantedBy: admin })
+    await keepRegisteredClient(db, request.client.clientId)
     // The grant this one replaces: its tokens end now (the client is being given new ones).
     const replaced = (await provider.interactionDetails(req, res)).grantId
     if (replaced && replaced !== grantId) await revokeGrants(db, [replaced])
