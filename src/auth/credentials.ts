@@ -432,8 +432,9 @@ const MAX_EXPIRY_MS = 36_500 * 86_400_000
 
 export function expiryFromDuration(text: string, now = Date.now()): string {
   const m = /^(\d+)([dhm])$/.exec(text.trim())
+  if (!m) throw invalid('expiresIn', 'expected a duration like 30d, 12h or 90m')
   // Zero would make a credential expired before its first use.
-  if (!m || Number(m[1]) === 0) throw invalid('expiresIn', 'expected a duration like 30d, 12h or 90m')
+  if (Number(m[1]) === 0) throw invalid('expiresIn', 'must be more than zero, like 30d, 12h or 90m')
   const unit = m[2] === 'd' ? 86_400_000 : m[2] === 'h' ? 3_600_000 : 60_000
   // Past it a date has no ISO form (a RangeError, reported as a malformed duration).
   if (Number(m[1]) * unit > MAX_EXPIRY_MS) throw invalid('expiresIn', 'at most 36500d (100 years)')

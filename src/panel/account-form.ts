@@ -2,12 +2,11 @@
 // takes and checked against the same schema (credentialBodies), so the panel accepts
 // exactly what the API accepts; the credential service then applies its own checks.
 // Interest rows and boundary fields come from the registry (event types, boundary axes).
-import { expiryFromDuration, type CreateCredentialInput, type WebhookInterest } from '../auth/credentials.js'
-import { credentialBodies } from '../api/admin/credential-routes.js'
+import type { CreateCredentialInput, CredentialService, WebhookInterest } from '../auth/credentials.js'
+import { credentialBodies, credentialInput } from '../api/admin/credential-routes.js'
 import type { ResourceRegistry } from '../resources/index.js'
 import type { BoundaryAxis } from '../resources/boundary-axes.js'
-import { schemaProblems } from '../store/validation.js'
-import { invalidMany, type ErrorDetail } from '../kernel/errors.js'
+import type { ErrorDetail } from '../kernel/errors.js'
 import type { FormWords } from './field-errors.js'
 
 export const INTEREST_ACTIONS = ['created', 'updated', 'deleted'] as const
@@ -44,7 +43,12 @@ function ids(param: string, text: string, problems: ErrorDetail[]): number[] {
 }
 
 /** The create input, or an INVALID_REQUEST naming every bad field. */
-export function toCreateInput(v: AccountFormValues, resources: ResourceRegistry): CreateCredentialInput {
+/**
+ * The form's values as the service's input, or a 400 naming every problem at once: the fields'
+ * own (id lists), the schema's and the service's checks (`checks`: an unknown scope, a bad
+ * CIDR, a zero duration), as the admin API names them (credentialInput).
+ */
+export function toCreateInput(v: AccountFormValues, resources: ResourceRegistry, checks: Pick<CredentialService, 'problemsOf'>): CreateCredentialInput {
   const problems: ErrorDetail[] = []
   const webhookInterests: WebhookInterest[] = []
   for (const resourceType of resources.eventTypes) {
@@ -62,10 +66,8 @@ export function toCreateInput(v: AccountFormValues, resources: ResourceRegistry)
     label: v.label, scopes: [...v.scopes], ipAllowlist: list(v.ipAllowlist), webhookInterests, boundaries,
     ...(v.expiresIn ? { expiresIn: v.expiresIn } : {}),
   }
-  problems.push(...schemaProblems(credentialBodies(resources).create, body))
-  if (problems.length > 0) throw invalidMany(problems)
-  const { expiresIn, ...rest } = body as typeof body & { expiresIn?: string }
-  return { ...rest, expiresAt: expiresIn ? expiryFromDuration(expiresIn) : null }
+  const input = credentialInput(credentialBodies(resources).create, body, checks, problems)
+  return { ...input, expiresAt: input.expiresAt ?? null } as CreateCredentialInput
 }
 
 /** The create form's fields (one per boundary axis among them) and their labels. */
@@ -93,7 +95,10 @@ export function accountWords(axes: readonly BoundaryAxis[]): FormWords {
       switch (field) {
         case 'label': return 'Give the credential a label of up to 200 characters, so people can tell what uses it.'
         case 'scopes': return bad !== undefined ? `"${bad}" is not a scope Gatehouse knows.` : 'Choose at least one scope: the credential can do nothing without one.'
-        case 'expiresIn': return 'Write the expiry as a number and a unit: 30d (days), 12h (hours) or 90m (minutes). Leave it empty for no expiry.'
+        case 'expiresIn':
+          if (problem.startsWith('at most')) return 'An expiry can be at most 36500d (100 years). Leave it empty for no expiry.'
+          if (problem.startsWith('must be more than zero')) return 'An expiry must be more than zero: 30d (days), 12h (hours) or 90m (minutes). Leave it empty for no expiry.'
+          return 'Write the expiry as a number and a unit: 30d (days), 12h (hours) or 90m (minutes). Leave it empty for no expiry.'
         case 'ipAllowlist': return `${bad !== undefined ? `"${bad}" is not an address or range. ` : ''}Write addresses such as 192.0.2.1 or ranges such as 10.0.0.0/8, separated by commas or lines.`
         default: return undefined
       }

@@ -38,7 +38,7 @@ export async function accountRoutes(panel: FastifyInstance, ctx: PanelContext): 
   panel.post('/accounts', async (request, reply) => {
     const values = readAccountForm(formOf(request), resources.boundaryAxes)
     try {
-      const { credential, token } = await credentials.create(toCreateInput(values, resources), by(request))
+      const { credential, token } = await credentials.create(toCreateInput(values, resources, credentials), by(request))
       return redirectToIssued(db, reply, ctx.sessions.secure, { credentialId: credential.id, token, verb: 'created' })
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err

@@ -70,7 +70,7 @@ export async function oauthConsentRoutes(panel: FastifyInstance, ctx: PanelConte
     let decision: ConsentDecision
     try {
       // The same checks as the credential form (scopes, expiry, allowlist, boundaries), each problem named.
-      const input = toCreateInput({ label: 'OAuth grant', scopes: values.scopes, expiresIn: values.expiresIn, ipAllowlist: values.ipAllowlist, interests: [], boundaries: values.boundaries }, resources)
+      const input = toCreateInput({ label: 'OAuth grant', scopes: values.scopes, expiresIn: values.expiresIn, ipAllowlist: values.ipAllowlist, interests: [], boundaries: values.boundaries }, resources, ctx.services.credentials)
       decision = { scopes: input.scopes, boundaries: input.boundaries, ipAllowlist: input.ipAllowlist, expiresAt: input.expiresAt }
       return reply.redirect(await oauth.grant(request.raw, reply.raw, decision, admin).catch(expired), 303)
     } catch (err) {

@@ -100,7 +100,7 @@ test('credentials errors: unknown scope, bad duration, unknown id', async (t) =>
   // Zero would make a credential that is expired before its first use.
   const zero = await runCli(['credentials', 'create', '--label', 'x', '--scopes', 'products:read', '--expires-in', '0d'], { env })
   assert.equal(zero.code, 1)
-  assert.equal(zero.stderr, "gatehouse: option '--expires-in <duration>' argument '0d' is invalid. expected a duration like 30d, 12h or 90m\n")
+  assert.equal(zero.stderr, "gatehouse: option '--expires-in <duration>' argument '0d' is invalid. must be more than zero, like 30d, 12h or 90m\n")
   // A scope of a family switched off by its flag is held, and the operator is told it waits for the flag.
   const flagged = await runCli(['credentials', 'create', '--label', 'people', '--scopes', 'users:read,products:read'], { env })
   assert.equal(flagged.code, 0, flagged.stderr)

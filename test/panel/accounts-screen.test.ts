@@ -110,6 +110,8 @@ test('invalid create forms are shown again with each problem in words next to it
   const res = await s.submit('/gatehouse/cp/accounts', { label: 'bad one', scopes: ['products:read'], ipAllowlist: 'not-a-cidr', entryIds: '7, x' })
   assert.equal(res.statusCode, 400)
   assert.equal(errorOf(res.body, 'entryIds'), 'Write entry ids as whole numbers separated by commas or spaces (&quot;x&quot; is not one).')
+  // In the same answer as the field's own problem: the service's check of another field.
+  assert.match(errorOf(res.body, 'ipAllowlist') ?? '', /^&quot;not-a-cidr&quot; is not an address or range/)
   assert.match(res.body, /name="entryIds" value="7, x" placeholder="12, 15" aria-invalid="true" aria-describedby="error-entryIds"/)
   assert.match(res.body, /value="bad one"/)
   assert.match(res.body, /value="products:read" checked/)
@@ -122,8 +124,16 @@ test('invalid create forms are shown again with each problem in words next to it
   assert.match(errorOf(none.body, 'label') ?? '', /^Give the credential a label/)
   assert.equal(errorOf(none.body, 'scopes'), 'Choose at least one scope: the credential can do nothing without one.')
   assert.match(errorOf(none.body, 'expiresIn') ?? '', /^Write the expiry as a number and a unit: 30d/)
+  // The schema's problems (an empty label) and the service's (a bad range, an unknown scope,
+  // a zero duration) come in one answer: nothing waits for a second submit.
+  const all = await s.submit('/gatehouse/cp/accounts', { label: '', scopes: ['products:read', 'nope:scope'], ipAllowlist: 'not-a-cidr', expiresIn: '0d' })
+  assert.equal(all.statusCode, 400)
+  assert.match(errorOf(all.body, 'label') ?? '', /^Give the credential a label/)
+  assert.match(errorOf(all.body, 'ipAllowlist') ?? '', /^&quot;not-a-cidr&quot; is not an address or range/)
+  assert.match(errorOf(all.body, 'scopes') ?? '', /nope:scope/)
+  assert.equal(errorOf(all.body, 'expiresIn'), 'An expiry must be more than zero: 30d (days), 12h (hours) or 90m (minutes). Leave it empty for no expiry.')
   // Validator wording never reaches the page.
-  for (const body of [res.body, ip.body, none.body]) assert.doesNotMatch(body, /Expected|invalid CIDR|positive integer id/)
+  for (const body of [res.body, ip.body, none.body, all.body]) assert.doesNotMatch(body, /Expected|invalid CIDR|positive integer id/)
   assert.equal((await app.services.credentials.list()).length, 0)
 
   // The panel's form parser lives only in the panel: the machine and admin APIs still refuse forms.

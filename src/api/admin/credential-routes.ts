@@ -3,7 +3,7 @@
 // revoke and delete. Listings never carry tokens or their digests, only a short hint.
 import { Type, type TObject } from '@sinclair/typebox'
 import type { FastifyRequest } from 'fastify'
-import { ApiError, invalidEach, invalidMany } from '../../kernel/errors.js'
+import { ApiError, invalidEach, invalidMany, type ErrorDetail } from '../../kernel/errors.js'
 import { expiryFromDuration, type CreateCredentialInput, type CredentialChangeActor, type CredentialService } from '../../auth/credentials.js'
 import { flaggedBy, schemaProblems } from '../../store/validation.js'
 import type { ResourceRegistry } from '../../resources/index.js'
@@ -55,10 +55,11 @@ type CredentialBody = Partial<CreateCredentialInput> & { expiresIn?: string }
 /**
  * Validates a body and turns `expiresIn` into `expiresAt`. Every bad member is named at once:
  * the schema's problems, and the service's checks of the members the schema passed (an unknown
- * scope, a bad CIDR, a zero duration), where one stage used to hide the next.
+ * scope, a bad CIDR, a zero duration), where one stage used to hide the next. `earlier`: what a
+ * form found while reading its fields into the body (the panel's id lists), named first.
  */
-function credentialInput(schema: TObject, body: unknown, credentials: CredentialService): Partial<CreateCredentialInput> {
-  const typed = schemaProblems(schema, body)
+export function credentialInput(schema: TObject, body: unknown, credentials: Pick<CredentialService, 'problemsOf'>, earlier: readonly ErrorDetail[] = []): Partial<CreateCredentialInput> {
+  const typed = [...earlier, ...schemaProblems(schema, body)]
   if (typed.some((d) => d.param === '(body)')) throw invalidMany(typed)
   const flagged = flaggedBy(typed)
   const { expiresIn, ...members } = Object.fromEntries(Object.entries(body as CredentialBody).filter(([k]) => !flagged(k))) as CredentialBody
