@@ -3,7 +3,7 @@
 // the read boundary the machine API applies. Routes (machine and admin API), the CLI and
 // the panel call these operations; none of them knows HTTP.
 import type { Logger } from 'pino'
-import { notFound } from '../kernel/errors.js'
+import { notFound, type ErrorDetail } from '../kernel/errors.js'
 import type { Database } from '../store/database.js'
 import type { JobActor, JobAuditHook, JobContext } from './job-context.js'
 import { fullBoundary, type BoundaryAxis } from '../resources/boundary-axes.js'
@@ -12,7 +12,7 @@ import { liveRunOf, ReadBoundaryCache } from './read-boundary.js'
 import { type ReadBoundary } from '../kernel/read-boundary.js'
 import { abandonExpired } from './run-lease.js'
 import { reportRun, type ApprovalRequester, type RunReport } from './run-report.js'
-import { createWorkflow, deleteWorkflow, setWorkflowStatus, updateWorkflow, type CredentialCheck } from './workflow-definitions.js'
+import { createWorkflow, createWorkflowProblems, deleteWorkflow, setWorkflowStatus, updateWorkflow, type CredentialCheck } from './workflow-definitions.js'
 import { latestRuns, overdueWorkflows, queryWorkflows, runsOf, workflowById, type WorkflowQuery } from './workflow-queries.js'
 import { workflowState } from './workflow-state.js'
 import { runView, workflowDefinition, type Run, type WorkflowRecord, type WorkflowView } from './workflow.js'
@@ -64,6 +64,11 @@ export class JobRuntime {
 
   async create(input: unknown, actor: JobActor): Promise<WorkflowView> {
     return this.view(await createWorkflow(this.ctx, input, actor, this.options.credentialExists))
+  }
+
+  /** Every problem create would name for `input` (schema, schedule, credential, boundary), without creating. */
+  createProblems(input: unknown): Promise<ErrorDetail[]> {
+    return createWorkflowProblems(this.ctx, input, this.options.credentialExists)
   }
 
   async update(id: string, patch: unknown, actor: JobActor): Promise<WorkflowView> {

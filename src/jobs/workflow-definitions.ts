@@ -62,8 +62,20 @@ async function checkProblems(input: Partial<WorkflowInput>, credentialExists: Cr
  * time zone, a credential without the worker's scopes and an empty boundary).
  */
 async function validated<T extends Partial<WorkflowInput>>(schema: TObject, raw: unknown, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<T> {
+  const problems = await inputProblems(schema, raw, credentialExists, axes)
+  if (problems.length > 0) throw invalidMany(problems)
+  return raw as T
+}
+
+/** Every problem createWorkflow would name for `raw`, without creating (a form adds its own fields' to them). */
+export function createWorkflowProblems(ctx: JobContext, raw: unknown, credentialExists: CredentialCheck): Promise<ErrorDetail[]> {
+  return inputProblems(workflowSchemas(ctx.boundaryAxes).create, raw, credentialExists, ctx.boundaryAxes)
+}
+
+/** validated's problems, without throwing. */
+async function inputProblems(schema: TObject, raw: unknown, credentialExists: CredentialCheck, axes: readonly BoundaryAxis[]): Promise<ErrorDetail[]> {
   const typed = schemaProblems(schema, raw)
-  if (typed.some((d) => d.param === '(body)')) throw invalidMany(typed)
+  if (typed.some((d) => d.param === '(body)')) return typed
   const flagged = flaggedBy(typed)
   const body = raw as Record<string, unknown>
   const schedule = body.schedule as { cron?: unknown; timezone?: unknown } | undefined
@@ -72,9 +84,7 @@ async function validated<T extends Partial<WorkflowInput>>(schema: TObject, raw:
     ...(typeof body.credentialId === 'string' && !flagged('credentialId') ? { credentialId: body.credentialId } : {}),
     ...(body.boundary !== undefined && !flagged('boundary') ? { boundary: body.boundary as WorkflowInput['boundary'] } : {}),
   }
-  const problems = [...typed, ...(await checkProblems(usable, credentialExists, axes)).filter((d) => !flagged(d.param))]
-  if (problems.length > 0) throw invalidMany(problems)
-  return raw as T
+  return [...typed, ...(await checkProblems(usable, credentialExists, axes)).filter((d) => !flagged(d.param))]
 }
 
 const firstAtOrAfter = (schedule: Schedule, t: number) => occurrencesOf(schedule).after(t - 1)

@@ -5,8 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { ApiError, type ErrorDetail } from '../kernel/errors.js'
 import { workflowId } from '../api/jobs/job-admin-routes.js'
-import { workflowSchemas } from '../jobs/job-schemas.js'
-import { schemaProblems } from '../store/validation.js'
+import { flaggedBy } from '../store/validation.js'
 import type { JobActor } from '../jobs/job-context.js'
 import type { WorkflowView } from '../jobs/workflow.js'
 import type { BoundaryAxis } from '../resources/boundary-axes.js'
@@ -72,7 +71,6 @@ async function allWorkflows(ctx: PanelContext): Promise<WorkflowView[]> {
 export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Promise<void> {
   const { jobs, credentials } = ctx.services
   const axes = ctx.services.resources.boundaryAxes
-  const createSchema = workflowSchemas(axes).create
   const words = jobWords(axes)
   const page = { title: 'Jobs' } as const
   const usable = async () => (await credentials.list()).filter((c) => c.status !== 'revoked')
@@ -90,8 +88,13 @@ export async function jobRoutes(panel: FastifyInstance, ctx: PanelContext): Prom
     const template = templateProblem(values.templateKey)
     if (template) problems.push(template)
     try {
-      // With the form's own problems, also the schema's: every field's problem shows at once.
-      if (problems.length > 0) throw new ApiError('INVALID_REQUEST', 'Invalid form', [...problems, ...schemaProblems(createSchema, body)])
+      // With the form's own problems, also those create would name (the schema's, the
+      // schedule's, the credential's, the boundary's) of the other fields: every field's
+      // problem shows at once, none waits for a second submit.
+      if (problems.length > 0) {
+        const flagged = flaggedBy(problems)
+        throw new ApiError('INVALID_REQUEST', 'Invalid form', [...problems, ...(await jobs.createProblems(body)).filter((d) => !flagged(d.param))])
+      }
       const w = await jobs.create(body, admin(request))
       return redirectWith(ctx, request, reply, { kind: 'ok', text: `Created workflow ${w.name}; next due ${w.nextDueAt ?? 'never'}.` }, `jobs/${w.id}`)
     } catch (err) {

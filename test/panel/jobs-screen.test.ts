@@ -38,6 +38,14 @@ test('the Jobs screen lists, creates, pauses, resumes and deletes workflows and 
   assert.equal(badIds.statusCode, 400)
   assert.match(badIds.body, /id="error-entryIds">Write entry ids as whole numbers separated by commas or spaces \(&quot;four&quot; is not one\)\./)
   assert.match(badIds.body, /id="error-config">Write the config as a JSON object, such as \{&quot;destination&quot;: &quot;warehouse&quot;\}, or leave it empty\./)
+  // A field the form cannot read and the runtime's checks of the others come in one answer:
+  // a bad config beside a bad cron, an unknown time zone and a credential without the worker's scopes.
+  const reader = await app.services.credentials.create({ label: 'Reader', scopes: ['products:read'] })
+  const together = await s.submit('/gatehouse/cp/jobs', { name: 'Nightly', templateKey: 'scheduled-catalog-sync', credentialId: reader.credential.id, cron: '99 * * * *', timezone: 'Mars/Base', config: '{nope' })
+  assert.equal(together.statusCode, 400)
+  assert.match(together.body, /<strong>4 fields need attention:<\/strong>/)
+  for (const field of ['config', 'cron', 'timezone', 'credentialId']) assert.match(together.body, new RegExp(`id="error-${field}">`), field)
+  assert.match(together.body, /id="error-credentialId">[^<]*jobs:read and jobs:report/)
   // The template is a choice of the known ones; anything else (a forged form) is refused beside it, as is a missing name or credential.
   assert.match(form.body, /<select name="templateKey"><option value="catalog-sync">[^<]+\(catalog-sync\)<\/option>/)
   assert.match(form.body, /<option value="scheduled-catalog-sync" selected>Scheduled catalog sync \(scheduled-catalog-sync\)<\/option>/)
