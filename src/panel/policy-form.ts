@@ -3,7 +3,7 @@
 // (the pattern must match an action, the scope must exist). Numbers are typed as text in
 // a form, so each is read here and a field that is not a number is named, not coerced.
 import type { Static } from '@sinclair/typebox'
-import { invalidMany, type ErrorDetail } from '../kernel/errors.js'
+import type { ErrorDetail } from '../kernel/errors.js'
 import { schemaProblems } from '../store/validation.js'
 import { PolicyFields } from '../control/control-schemas.js'
 import type { Policy } from '../control/policy.js'
@@ -56,8 +56,8 @@ export function readPolicyForm(form: URLSearchParams): PolicyFormValues {
   }
 }
 
-/** The upsert body, or an INVALID_REQUEST naming every bad field. */
-export function toPolicyBody(v: PolicyFormValues): Static<typeof PolicyFields> {
+/** The form as the admin API's policy body, and the problems of its fields (numbers, the schema's). */
+export function toPolicyBody(v: PolicyFormValues): { body: Static<typeof PolicyFields>; problems: ErrorDetail[] } {
   const problems: ErrorDetail[] = []
   const number = (param: string, text: string): number | undefined => {
     if (text === '') return undefined
@@ -80,8 +80,7 @@ export function toPolicyBody(v: PolicyFormValues): Static<typeof PolicyFields> {
   }
   const bad = new Set(problems.map((p) => p.param))
   problems.push(...schemaProblems(PolicyFields, body).filter((p) => !bad.has(p.param)))
-  if (problems.length > 0) throw invalidMany(problems)
-  return body as Static<typeof PolicyFields>
+  return { body: body as Static<typeof PolicyFields>, problems }
 }
 
 export const POLICY_FIELDS: Readonly<Record<string, string>> = {

@@ -4,7 +4,9 @@
 // relaxing changes included (audited with what they relax). The simulator calls the control plane's
 // simulate for the chosen credential, as POST /control/policy-simulate does; nothing is written.
 import type { FastifyInstance } from 'fastify'
-import { ApiError, invalid, notFound, type ErrorDetail } from '../kernel/errors.js'
+import { ApiError, invalid, invalidMany, notFound, type ErrorDetail } from '../kernel/errors.js'
+import { flaggedBy } from '../store/validation.js'
+import { policySpec } from '../control/policy-store.js'
 import type { Actor } from '../control/actor.js'
 import { actionTypes } from '../control/actions/action-registry.js'
 import { builtInPolicy } from '../control/policy.js'
@@ -46,11 +48,17 @@ export async function policyRoutes(panel: FastifyInstance, ctx: PanelContext): P
     const editing = form.get('editing') === '1'
     const by: Actor = { type: 'admin', id: sessionOf(request).username }
     try {
+      // Every problem at once: the handle's, the fields' and the policy's own (a pattern that
+      // matches no action, an unknown scope), never one kind per submit.
+      const { body, problems } = toPolicyBody(values)
       // An edit must name a policy that exists; a new one must not replace one by accident.
       const exists = (await control.policies.list()).some((p) => p.handle === values.handle)
-      if (editing && !exists) throw invalid('handle', `there is no policy ${values.handle} any more`)
-      if (!editing && exists) throw invalid('handle', `a policy ${values.handle} exists already; edit it instead`)
-      const { policy, created } = await control.policyChanges.byOperator(toPolicyBody(values), by, request.id)
+      if (editing && !exists) problems.unshift({ param: 'handle', problem: `there is no policy ${values.handle} any more` })
+      if (!editing && exists) problems.unshift({ param: 'handle', problem: `a policy ${values.handle} exists already; edit it instead` })
+      const flagged = flaggedBy(problems)
+      problems.push(...control.policies.specProblems(policySpec(body)).filter((d) => !flagged(d.param)))
+      if (problems.length > 0) throw invalidMany(problems)
+      const { policy, created } = await control.policyChanges.byOperator(body, by, request.id)
       return await redirectWith(ctx, request, reply, { kind: 'ok', text: `${created ? 'Created' : 'Saved'} policy ${policy.handle}.` }, 'policies')
     } catch (err) {
       if (!(err instanceof ApiError) || err.code !== 'INVALID_REQUEST') throw err
