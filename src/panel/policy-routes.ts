@@ -92,15 +92,20 @@ export async function policyRoutes(panel: FastifyInstance, ctx: PanelContext): P
       problems.push({ param: 'payload', problem: `Write the payload as a JSON object, such as {"variantId": 3, "price": 19.5} (${err instanceof SyntaxError ? err.message : 'this is not an object'}).` })
     }
     if (values.approvalId !== '' && !/^[A-Za-z0-9_-]{1,100}$/.test(values.approvalId)) problems.push({ param: 'approvalId', problem: 'An approval id looks like apr_…; leave it empty to simulate without one.' })
+    // The credential is looked up whatever else is wrong, so a stale choice is named with the rest.
+    const caller = values.credentialId === '' ? undefined : await credentials.callerFor(values.credentialId).catch((err: unknown) => {
+      if (!(err instanceof ApiError) || err.code !== 'NOT_FOUND') throw err
+      problems.push({ param: 'credentialId', problem: 'That credential no longer exists; choose another.' })
+      return undefined
+    })
     let result: Simulation | null = null
-    if (problems.length === 0) {
+    if (problems.length === 0 && caller !== undefined) {
       try {
-        const caller = await credentials.callerFor(values.credentialId)
         const ev = await control.simulate(caller, { actionType: values.actionType, payload, ...(values.approvalId ? { approvalId: values.approvalId } : {}) })
         result = simulationView(ev, values.actionType, caller.scopes.has(EXECUTE_SCOPE))
       } catch (err) {
         if (!(err instanceof ApiError) || (err.code !== 'NOT_FOUND' && err.code !== 'INVALID_REQUEST')) throw err
-        problems.push(...(err.code === 'NOT_FOUND' ? [{ param: 'credentialId', problem: 'That credential no longer exists; choose another.' }] : err.details ?? []))
+        problems.push(...(err.details ?? [{ param: '(form)', problem: err.message }]))
       }
     }
     const body = simulatorView(sessionOf(request), values, await simulatorOpts(), fieldErrors(problems, simulatorWords), result)

@@ -28,3 +28,13 @@ test('a policy form with problems of every kind names them all at once', async (
   assert.ok(errorOf(gone.body, 'displayName'), 'the empty name too')
   assert.deepEqual((await app.services.control.policies.list()).map((p) => p.handle), ['refunds'], 'nothing written')
 })
+
+test('the simulator names a credential that no longer exists beside the other problems', async (t) => {
+  const app = await panelApp({ PLUGIN_GATEHOUSE_WRITES_EXPERIMENTAL: 'true' })
+  t.after(() => app.close())
+  const s = await signedIn(app)
+  const res = await s.submit('/gatehouse/cp/policies/simulate', { actionType: 'order.refund', credentialId: 'cred_gone', payload: '{nope', approvalId: '' })
+  assert.equal(res.statusCode, 400)
+  assert.match(errorOf(res.body, 'credentialId') ?? '', /no longer exists/)
+  assert.match(errorOf(res.body, 'payload') ?? '', /^Write the payload as a JSON object/)
+})
