@@ -322,9 +322,12 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
   // No route reads the body of such a request, so it is answered before the body is read: a
   // body over the limit is then a 401, 404 or 405 like any other (DESIGN §4's order of
   // checks), not a 413. Other plugins' not-found handlers (admin API, panel) keep theirs.
-  app.addHook('onRequest', async (request, reply) => {
+  // (A callback hook: an async one costs every request a promise and a turn of the microtask
+  // queue. Having answered, it does not call `done`, as Fastify's hooks do to answer early.)
+  app.addHook('onRequest', (request, reply, done) => {
     // `request.server` is the instance whose not-found handler answers: this one, not a plugin's.
-    if (request.is404 && request.server === app) return answerUnmatched(request, reply)
+    if (!request.is404 || request.server !== app) return done()
+    answerUnmatched(request, reply).catch(done)
   })
 }
 
