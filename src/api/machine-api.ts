@@ -276,9 +276,6 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         // Set only where the route gathers problems (attachValidation below).
         const refused = request.validationError
         const problems = new InputProblems(refused ? toApiError(refused, request)?.details : undefined)
-        // A use is a call that passed every check (DESIGN §10 times the first successful one):
-        // a refusal for a missing scope or a bad parameter is none.
-        if (!refused) opts.credentials.noteUse(caller.credentialId)
         const query = refused ? withoutNamed(request.query as Record<string, unknown>, problems) : request.query
         const run = () => route.handler({ request, reply, caller, query, body: request.body, problems })
         let result: Awaited<ReturnType<typeof run>>
@@ -291,6 +288,9 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
           const key = `${route.key}|${scopeKey(caller)}|${typeof variant === 'string' ? variant : await variant}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`
           result = await opts.pageCache.through(key, run)
         } else result = await run()
+        // A use is a call that passed every check (DESIGN §10 times the first successful one):
+        // a refusal for a missing scope or a bad parameter, the schema's or the handler's, is none.
+        opts.credentials.noteUse(caller.credentialId)
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)
         const text = !route.bare ? envelopeText(result, request.id) : 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)
@@ -327,6 +327,8 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
   app.addHook('onRequest', (request, reply, done) => {
     // `request.server` is the instance whose not-found handler answers: this one, not a plugin's.
     if (!request.is404 || request.server !== app) return done()
+    // The body is not read: without this, Node would read it to the end to keep the connection.
+    if (request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0) reply.header('Connection', 'close')
     answerUnmatched(request, reply).catch(done)
   })
 }

@@ -12,9 +12,12 @@ export class InputProblems {
     this.details = [...seed]
   }
 
-  /** Whether a problem names `param` (a check that reads it then has nothing to judge). */
+  /**
+   * Whether a problem names `param` (a check that reads it then has nothing to judge). Query
+   * parameters are flat: `filter.x` is a parameter of its own (an unknown one), not `filter`'s.
+   */
   has(param: string): boolean {
-    return this.details.some((d) => d.param === param || d.param.startsWith(`${param}.`))
+    return this.details.some((d) => d.param === param)
   }
 
   get any(): boolean {

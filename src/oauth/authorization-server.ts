@@ -114,7 +114,9 @@ export async function createAuthorizationServer(opts: AuthorizationServerOptions
       // RFC 7009 §2.1: a client revokes only tokens issued to it (another's is left alone and
       // answered 200, as an unknown token is).
       revocation: { enabled: true, allowedPolicy: async (_ctx, client, token) => token.clientId === client.clientId },
-      registration: { enabled: settings.oauthDynamicRegistration, initialAccessToken: false },
+      // No registration access token: registration management (RFC 7592) is off, so it would
+      // be a row per registration, kept for ever, that nothing can use.
+      registration: { enabled: settings.oauthDynamicRegistration, initialAccessToken: false, issueRegistrationAccessToken: false },
       resourceIndicators: {
         enabled: true,
         // MCP clients send `resource`; one that does not gets the MCP endpoint.

@@ -133,7 +133,15 @@ export async function revokeGrants(db: Database['db'], grantIds: readonly string
   await db.deleteFrom('oauth_models').where('grant_id', 'in', grantIds).where('model', 'in', ISSUED_UNDER_GRANT).execute()
 }
 
-/** An operator consented to this client: a registration it made is kept from now on (see UNUSED_CLIENT_TTL_MS). */
-export async function keepRegisteredClient(db: Database['db'], clientId: string): Promise<void> {
-  await db.updateTable('oauth_models').set({ expires_at: null }).where('model', '=', 'Client').where('id_digest', '=', digest(clientId)).execute()
+/**
+ * An operator consents to this client: a registration it made is kept from now on (see
+ * UNUSED_CLIENT_TTL_MS). False when there is none (a metadata document's client, or a
+ * registration that ran out meanwhile).
+ */
+export async function keepRegisteredClient(db: Database['db'], clientId: string): Promise<boolean> {
+  const now = Date.now()
+  const { numUpdatedRows } = await db.updateTable('oauth_models').set({ expires_at: null })
+    .where('model', '=', 'Client').where('id_digest', '=', digest(clientId))
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)])).executeTakeFirst()
+  return numUpdatedRows > 0n
 }

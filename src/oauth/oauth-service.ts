@@ -164,6 +164,11 @@ export class OAuthService {
     const outside = decision.scopes.filter((x) => !allowed.has(x))
     if (outside.length > 0) throw invalid('scopes', `not requested by this application or not grantable: ${outside.join(', ')}`)
     if (decision.scopes.length === 0) throw invalid('scopes', 'grant at least one scope, or refuse the request')
+    const db = this.opts.database.db
+    // A registration is kept from the consent on; one that ran out during the consent makes no credential.
+    if (request.client.kind === 'registered' && !(await keepRegisteredClient(db, request.client.clientId))) {
+      throw new ApiError('NOT_FOUND', 'The application of this request is no longer known; start again from the application')
+    }
     const by = { type: 'admin' as const, id: admin }
     const input = { scopes: [...decision.scopes], boundaries: decision.boundaries ?? null, ipAllowlist: decision.ipAllowlist ?? [], expiresAt: decision.expiresAt ?? null }
     const previous = request.previous && request.previous.status !== 'revoked' ? request.previous : null
@@ -175,9 +180,7 @@ export class OAuthService {
     const refused = request.grantable.map((x) => x.scope).filter((x) => !decision.scopes.includes(x))
     if (refused.length > 0) grant.rejectResourceScope(request.resource, refused.join(' '))
     const grantId = await grant.save()
-    const db = this.opts.database.db
     await linkGrant(db, { grantId, credentialId: credential.id, clientId: request.client.clientId, grantedBy: admin })
-    await keepRegisteredClient(db, request.client.clientId)
     // The grant this one replaces: its tokens end now (the client is being given new ones).
     const replaced = (await provider.interactionDetails(req, res)).grantId
     if (replaced && replaced !== grantId) await revokeGrants(db, [replaced])

@@ -60,6 +60,13 @@ test('a list, a detail and the feed name every bad parameter in one 400; a refus
     filter: 'type entries: "((" is not path:value (a filter path must exist in every type of the page; name types to narrow it)',
   })
 
+  // Query parameters are flat: an unknown `id.x` or `filter.x` is not `id` or `filter`.
+  assert.deepEqual(await problemsOf(app, '/entries/show?slug=a&id.x=1', token), { 'id.x': 'unknown parameter' })
+  assert.deepEqual(await problemsOf(app, '/entries?filter=((&filter.x=1', token), { 'filter.x': 'unknown parameter', filter: '"((" is not path:value' })
+  // Refusals by the operation's own checks alone, and a 403 for a status the scopes do not open.
+  assert.equal((await app.get(`${BASE_PATH}/entries?filter=((`, token)).statusCode, 400)
+  assert.equal((await app.get(`${BASE_PATH}/entries?status=disabled`, token)).statusCode, 403)
+
   // Not one of these refusals counted as a use of the credential (DESIGN §10).
   await app.services.credentials.flushUsage()
   assert.equal((await app.services.credentials.get(credential.id)).firstUsedAt, null)
@@ -94,6 +101,8 @@ test('a cursor is judged against its query only once the query is valid; a scope
   // A status the caller's scopes do not open is a 403 before any problem of the input.
   const drafts = await app.get(`${BASE_PATH}/entries?status=disabled&limit=abc`, token)
   assert.deepEqual([drafts.statusCode, drafts.json().error.message], [403, 'Missing required scope: entries:read_all_statuses'])
-  const orders = await app.get(`${BASE_PATH}/changes?types=orders&limit=abc`, token)
-  assert.deepEqual([orders.statusCode, orders.json().error.message], [403, 'Missing required scope: orders:read'])
+  for (const query of ['types=orders&limit=abc', 'types=orders&filter.x=1']) {
+    const orders = await app.get(`${BASE_PATH}/changes?${query}`, token)
+    assert.deepEqual([orders.statusCode, orders.json().error.message], [403, 'Missing required scope: orders:read'], query)
+  }
 })

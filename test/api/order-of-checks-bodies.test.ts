@@ -40,6 +40,8 @@ test('a body over the limit or of another media type sent to no route answers 40
   const send = async (method: string, path: string, bearer?: string, type = 'application/json') => {
     const res = await fetch(`${base}${path}`, { method, body: type === 'application/json' ? big : '<a/>', headers: { 'content-type': type, ...(bearer ? { authorization: `Bearer ${bearer}` } : {}) } })
     const body = (await res.json()) as { error: { code: string } }
+    // A body no route reads ends the connection: Node would otherwise read all of it to keep it.
+    if (!path.includes('checkpoint') && !path.includes('/admin/')) assert.equal(res.headers.get('connection'), 'close', `${method} ${path}`)
     return { status: res.status, code: body.error.code, allow: res.headers.get('allow') ?? undefined }
   }
   assert.deepEqual(await send('POST', '/gatehouse/v1/nope'), { status: 401, code: 'UNAUTHORIZED', allow: undefined })

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto'
 import { testDialects } from '../helpers/test-app.js'
 import { UNUSED_CLIENT_TTL_MS } from '../../src/oauth/model-store.js'
 import { oauthSite, tokenRequest } from './helpers/oauth-apps.js'
-import { authorizeUrl, Jar, pkce, register, signIn, type HandClient } from './helpers/hand-flow.js'
+import { authorizeUrl, csrfOf, Jar, pkce, register, signIn, type HandClient } from './helpers/hand-flow.js'
 
 const CALLBACK = 'http://127.0.0.1:9/callback'
 const digest = (id: string) => createHash('sha256').update(id).digest('hex')
@@ -31,6 +31,8 @@ for (const dialect of await testDialects()) {
       assert.ok(typeof expiry === 'number' && expiry >= before + UNUSED_CLIENT_TTL_MS && expiry <= Date.now() + UNUSED_CLIENT_TTL_MS, `expires a day after registering: ${expiry}`)
     }
     assert.equal(UNUSED_CLIENT_TTL_MS, 24 * 3_600_000)
+    // Registration leaves nothing else behind (no registration access token: management is off).
+    assert.deepEqual((await db.selectFrom('oauth_models').select('model').execute()).map((r) => r.model), ['Client', 'Client'])
 
     // The operator's consent keeps the client.
     await signIn(site, new Jar(), used, ['products:read'])
@@ -51,5 +53,20 @@ for (const dialect of await testDialects()) {
     assert.notEqual(again.clientId, idle.clientId)
 
     assert.equal(await expiryOf(used), null)
+
+    // A registration that runs out while the operator looks at its consent page gets nothing.
+    const late = await register(site.base, CALLBACK, 'Late Agent')
+    const jar = new Jar()
+    await jar.login(site.base)
+    const start = await jar.follow(authorizeUrl(site.base, late, { scope: 'products:read', code_challenge: p.challenge, code_challenge_method: 'S256' }), site.base)
+    assert.match(new URL(start.url).pathname, /^\/gatehouse\/cp\/oauth\/consent\//)
+    const page = await start.res.text()
+    await db.updateTable('oauth_models').set({ expires_at: Date.now() - 1 }).where('model', '=', 'Client').where('id_digest', '=', digest(late.clientId)).execute()
+    const credentialsBefore = (await site.a.services.credentials.list()).length
+    const answer = await jar.request(start.url, { form: { _csrf: csrfOf(page), decision: 'grant', scopes: ['products:read'] } })
+    assert.equal(answer.status, 404)
+    assert.match(await answer.text(), /no longer known/)
+    assert.equal((await site.a.services.credentials.list()).length, credentialsBefore, 'no credential made for it')
+    assert.equal(await expiryOf(late) !== null, true, 'and it is not kept')
   })
 }
