@@ -278,19 +278,25 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
         const problems = new InputProblems(refused ? toApiError(refused, request)?.details : undefined)
         const query = refused ? withoutNamed(request.query as Record<string, unknown>, problems) : request.query
         const run = () => route.handler({ request, reply, caller, query, body: request.body, problems })
+        // A use is a call that passed every check (DESIGN §10 times the first successful one).
+        // Noted as the handler starts, so that a call reading the metrics counts itself, and
+        // taken back when the handler refuses the input or a scope: such a call is no use.
+        const use = refused ? undefined : opts.credentials.noteUse(caller.credentialId)
         let result: Awaited<ReturnType<typeof run>>
-        if (refused) {
-          result = await run()
-          // A handler that gathers throws before it reads; should one not, the query is still refused.
-          problems.throwIfAny()
-        } else if (route.cacheable && opts.pageCache) {
-          const variant = opts.cacheVariant?.(caller) ?? ''
-          const key = `${route.key}|${scopeKey(caller)}|${typeof variant === 'string' ? variant : await variant}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`
-          result = await opts.pageCache.through(key, run)
-        } else result = await run()
-        // A use is a call that passed every check (DESIGN §10 times the first successful one):
-        // a refusal for a missing scope or a bad parameter, the schema's or the handler's, is none.
-        opts.credentials.noteUse(caller.credentialId)
+        try {
+          if (refused) {
+            result = await run()
+            // A handler that gathers throws before it reads; should one not, the query is still refused.
+            problems.throwIfAny()
+          } else if (route.cacheable && opts.pageCache) {
+            const variant = opts.cacheVariant?.(caller) ?? ''
+            const key = `${route.key}|${scopeKey(caller)}|${typeof variant === 'string' ? variant : await variant}|${route.cachePerCredential ? caller.credentialId : ''}|${request.url.slice(request.url.indexOf('?') + 1 || request.url.length)}`
+            result = await opts.pageCache.through(key, run)
+          } else result = await run()
+        } catch (err) {
+          if (use && err instanceof ApiError && (err.code === 'INVALID_REQUEST' || err.code === 'FORBIDDEN')) opts.credentials.takeBackUse(use)
+          throw err
+        }
         // A format of its own (Prometheus text exposition), negotiated by the handler.
         if ('text' in result) return reply.type(result.contentType).send(result.text)
         const text = !route.bare ? envelopeText(result, request.id) : 'rawData' in result ? result.rawData : JSON.stringify(result.data ?? null)

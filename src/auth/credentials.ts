@@ -95,6 +95,11 @@ interface Resolved {
 const CACHE_MS = 2000
 const iso = (ms: unknown) => (ms === null || ms === undefined ? null : new Date(Number(ms)).toISOString())
 
+/** A use noted by noteUse, which the call may take back (takeBackUse). */
+export interface UseMark {
+  readonly id: string
+}
+
 export class CredentialService {
   private readonly configured = new Map<string, Resolved>()
   private readonly cache = new Map<string, { at: number; resolved: Resolved | null }>()
@@ -210,18 +215,37 @@ export class CredentialService {
    * call"). Authentication alone is not a use: a call refused for a missing scope is none.
    * Batched: one write per credential every few seconds, not per request.
    */
-  noteUse(id: string, now = Date.now()): void {
+  noteUse(id: string, now = Date.now()): UseMark {
+    const mark: UseMark = { id }
+    this.lastNote.set(id, { mark, before: this.pendingUse.get(id) })
     this.pendingUse.set(id, now)
     if (!this.flushTimer) {
       this.flushTimer = setTimeout(() => { this.flushTimer = undefined; void this.flushUsage().catch(() => {}) }, 5000)
       this.flushTimer.unref()
     }
+    return mark
   }
+
+  /**
+   * The call noted by `mark` was refused after all (its input, a scope): it is no use. Only
+   * while its note is the latest and not yet written; a later call's note stands.
+   */
+  takeBackUse(mark: UseMark): void {
+    const last = this.lastNote.get(mark.id)
+    if (last?.mark !== mark) return
+    this.lastNote.delete(mark.id)
+    if (last.before === undefined) this.pendingUse.delete(mark.id)
+    else this.pendingUse.set(mark.id, last.before)
+  }
+
+  /** Per credential, its latest note and the use it replaced, for takeBackUse. */
+  private readonly lastNote = new Map<string, { readonly mark: UseMark; readonly before: number | undefined }>()
 
   async flushUsage(): Promise<void> {
     if (this.flushTimer) { clearTimeout(this.flushTimer); this.flushTimer = undefined }
     const entries = [...this.pendingUse]
     this.pendingUse.clear()
+    this.lastNote.clear()
     for (const [id, at] of entries) {
       await this.database.db.updateTable('credentials').set({ last_used_at: at }).where('id', '=', id).execute()
       await this.database.db.updateTable('credentials').set({ first_used_at: at }).where('id', '=', id).where('first_used_at', 'is', null).execute()
