@@ -339,7 +339,7 @@ export async function machineApi(app: FastifyInstance, opts: MachineApiOptions):
   })
 }
 
-/** `query` without the members a problem names (`limit` for `limit`, `filter` for `filter.x`). */
+/** `query` without the members a problem names, each by its exact name (query parameters are flat). */
 function withoutNamed(query: Record<string, unknown>, problems: InputProblems): Record<string, unknown> {
   return Object.fromEntries(Object.entries(query).filter(([name]) => !problems.has(name)))
 }
