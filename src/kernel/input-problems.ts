@@ -20,10 +20,6 @@ export class InputProblems {
     return this.details.some((d) => d.param === param)
   }
 
-  get any(): boolean {
-    return this.details.length > 0
-  }
-
   add(param: string, problem: string): void {
     this.details.push({ param, problem })
   }

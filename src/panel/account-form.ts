@@ -42,7 +42,6 @@ function ids(param: string, text: string, problems: ErrorDetail[]): number[] {
   })
 }
 
-/** The create input, or an INVALID_REQUEST naming every bad field. */
 /**
  * The form's values as the service's input, or a 400 naming every problem at once: the fields'
  * own (id lists), the schema's and the service's checks (`checks`: an unknown scope, a bad
